@@ -1,0 +1,66 @@
+// Incremental reading of a perf map that its runtime is still appending to.
+// Each read() takes only the bytes appended since the previous one; a file that
+// was truncated or rewritten in place (HotSpot's `jcmd Compiler.perfmap`) or
+// replaced by another file is detected and read again from the start.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <sys/stat.h>
+#include <sys/types.h>
+
+#include "jitsym/Diagnostic.h"
+#include "jitsym/PerfMapParser.h"
+#include "llvm/Support/Error.h"
+
+namespace jitsym {
+
+struct TrustPolicy {
+  // Owner the file must have (besides root); unset accepts any owner.
+  std::optional<uid_t> expectedOwner;
+};
+
+struct ReadStats {
+  bool rewritten = false;       // content was replaced: consumer must start over
+  uint64_t bytesRead = 0;       // new complete-line bytes consumed
+  uint64_t entries = 0;
+  uint64_t malformed = 0;
+  uint64_t pendingBytes = 0;    // an unterminated last line waiting for its newline
+};
+
+class PerfMapSink {
+public:
+  virtual ~PerfMapSink() = default;
+  virtual void onRewrite() = 0;                        // forget what was read
+  virtual void onEntry(const PerfMapEntry &entry) = 0;
+  virtual void onDiagnostic(const Diagnostic &diagnostic) = 0;
+};
+
+class PerfMapReader {
+public:
+  PerfMapReader(std::string path, TrustPolicy trust = {});
+
+  // Reads what is new. Errors are reserved for an unusable file (missing, not a
+  // regular file, a symlink, untrusted owner); a malformed line is a diagnostic.
+  llvm::Expected<ReadStats> read(PerfMapSink &sink);
+
+  const std::string &path() const { return path_; }
+  uint64_t offset() const { return offset_; }
+  uint64_t linesRead() const { return nextLine_ - 1; }
+
+private:
+  bool contentWasReplaced(int fd, const struct stat &st);
+  void rememberFingerprint(int fd);
+
+  std::string path_;
+  TrustPolicy trust_;
+  uint64_t offset_ = 0;
+  uint64_t nextLine_ = 1;
+  dev_t device_ = 0;
+  ino_t inode_ = 0;
+  std::string head_; // first bytes of the consumed content
+  std::string tail_; // last bytes before offset_
+};
+
+} // namespace jitsym

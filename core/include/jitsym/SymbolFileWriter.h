@@ -1,0 +1,31 @@
+// LLDB JSON symbol files (seed 003): triple, uuid, type "jit", sections, symbols.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "jitsym/SymbolTable.h"
+
+namespace jitsym {
+
+struct SectionSpec {
+  std::string name;
+  uint64_t address = 0;
+  uint64_t size = 0;
+  bool read = true, write = false, execute = true;
+};
+
+struct SymbolFileSpec {
+  std::string triple;
+  std::string uuid; // RFC 4122 text
+  std::string type = "jit";
+  std::vector<SectionSpec> sections;
+};
+
+// Renders the file. `symbols` are entries of `table`; names that are not valid
+// UTF-8 have the offending bytes replaced (JSON text must be UTF-8).
+std::string renderSymbolFile(const SymbolFileSpec &spec, const SymbolTable &table,
+                             const std::vector<const Symbol *> &symbols);
+
+} // namespace jitsym

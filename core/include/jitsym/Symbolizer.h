@@ -1,0 +1,23 @@
+// Turning addresses into "NAME+0xOFF", alone or inside free text (crash logs).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "jitsym/SymbolTable.h"
+
+namespace jitsym {
+
+// "NAME+0xOFF" (or "NAME" at offset 0), or nothing when no symbol covers it.
+std::optional<std::string> describeAddress(const SymbolTable &table, uint64_t address);
+
+// Copies `text` through, adding " NAME+0xOFF" after every hexadecimal address
+// ("0x..." or a bare run of 8 to 16 hex digits) that a symbol covers.
+std::string symbolicateText(const SymbolTable &table, std::string_view text);
+
+// Parses "0x7f00..." or "7f00..." (hex) in full.
+std::optional<uint64_t> parseAddress(std::string_view text);
+
+} // namespace jitsym

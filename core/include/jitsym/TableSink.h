@@ -1,0 +1,41 @@
+// Feeds perf map entries into a SymbolTable and keeps the diagnostics.
+#pragma once
+
+#include <vector>
+
+#include "jitsym/PerfMapReader.h"
+#include "jitsym/SymbolTable.h"
+
+namespace jitsym {
+
+class TableSink : public PerfMapSink {
+public:
+  explicit TableSink(SymbolTable &table) : table_(table) {}
+
+  // A rewritten file is collected into a fresh table and swapped in at finish(),
+  // so that only real differences reach the debugger.
+  void onRewrite() override {
+    rewriting_ = true;
+    fresh_.clear();
+  }
+  void onEntry(const PerfMapEntry &entry) override {
+    (rewriting_ ? fresh_ : table_).add(entry.address, entry.size, entry.name);
+  }
+  void onDiagnostic(const Diagnostic &diagnostic) override {
+    diagnostics.push_back(diagnostic);
+  }
+  void finish() {
+    if (rewriting_)
+      table_.assign(std::move(fresh_));
+    rewriting_ = false;
+  }
+
+  std::vector<Diagnostic> diagnostics;
+
+private:
+  SymbolTable &table_;
+  SymbolTable fresh_;
+  bool rewriting_ = false;
+};
+
+} // namespace jitsym

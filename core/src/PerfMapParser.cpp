@@ -1,0 +1,132 @@
+// Perf map line parsing. Hot path for multi-million-line maps: no allocation on
+// well-formed lines, memchr to find line ends.
+#include "jitsym/PerfMapParser.h"
+
+#include <cstring>
+
+namespace jitsym {
+namespace {
+
+bool isBlank(char c) { return c == ' ' || c == '\t'; }
+
+int hexDigit(char c) {
+  if (c >= '0' && c <= '9')
+    return c - '0';
+  if (c >= 'a' && c <= 'f')
+    return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F')
+    return c - 'A' + 10;
+  return -1;
+}
+
+// Reads a hex field with an optional 0x prefix; fails on junk or overflow.
+bool parseHexField(std::string_view field, uint64_t &value) {
+  if (field.size() > 2 && field[0] == '0' && (field[1] == 'x' || field[1] == 'X'))
+    field.remove_prefix(2);
+  if (field.empty())
+    return false;
+  uint64_t v = 0;
+  for (char c : field) {
+    int d = hexDigit(c);
+    if (d < 0 || (v >> 60) != 0)
+      return false;
+    v = (v << 4) | static_cast<uint64_t>(d);
+  }
+  value = v;
+  return true;
+}
+
+std::string_view nextField(std::string_view &rest) {
+  size_t end = 0;
+  while (end < rest.size() && !isBlank(rest[end]))
+    ++end;
+  std::string_view field = rest.substr(0, end);
+  rest.remove_prefix(end);
+  return field;
+}
+
+void skipBlanks(std::string_view &rest) {
+  while (!rest.empty() && isBlank(rest.front()))
+    rest.remove_prefix(1);
+}
+
+std::string quoted(std::string_view field) {
+  constexpr size_t kMaxShown = 40;
+  std::string shown(field.substr(0, kMaxShown));
+  if (field.size() > kMaxShown)
+    shown += "...";
+  return "'" + shown + "'";
+}
+
+} // namespace
+
+bool parsePerfMapLine(std::string_view line, PerfMapEntry &entry,
+                      std::string &error) {
+  if (!line.empty() && line.back() == '\r')
+    line.remove_suffix(1);
+  std::string_view rest = line;
+  skipBlanks(rest);
+
+  std::string_view addressField = nextField(rest);
+  if (!parseHexField(addressField, entry.address)) {
+    error = "malformed address field " + quoted(addressField);
+    return false;
+  }
+  skipBlanks(rest);
+  if (rest.empty()) {
+    error = "missing size field";
+    return false;
+  }
+  std::string_view sizeField = nextField(rest);
+  if (!parseHexField(sizeField, entry.size)) {
+    error = "malformed size field " + quoted(sizeField);
+    return false;
+  }
+  if (entry.address + entry.size < entry.address) {
+    error = "symbol range overflows the address space";
+    return false;
+  }
+  // The name is the rest of the line after one run of blanks; it may contain
+  // spaces (V8: "JS:*fn /path/app.js:2:16", HotSpot: "long Hot.work(int)").
+  skipBlanks(rest);
+  while (!rest.empty() && isBlank(rest.back()))
+    rest.remove_suffix(1);
+  if (rest.empty()) {
+    error = "missing symbol name";
+    return false;
+  }
+  entry.name = rest;
+  return true;
+}
+
+PerfMapChunkResult parsePerfMapChunk(
+    std::string_view bytes, uint64_t firstLine,
+    llvm::function_ref<void(const PerfMapEntry &)> onEntry,
+    llvm::function_ref<void(uint64_t line, std::string message)> onError) {
+  PerfMapChunkResult result;
+  const char *data = bytes.data();
+  size_t pos = 0;
+  PerfMapEntry entry;
+  std::string error;
+  while (pos < bytes.size()) {
+    const void *nl = std::memchr(data + pos, '\n', bytes.size() - pos);
+    if (!nl)
+      break; // half-written line: stays pending until its newline arrives
+    size_t end = static_cast<const char *>(nl) - data;
+    std::string_view line(data + pos, end - pos);
+    uint64_t lineNumber = firstLine + result.linesConsumed;
+    bool blank = line.empty() || (line.size() == 1 && line[0] == '\r');
+    if (!blank) {
+      if (parsePerfMapLine(line, entry, error))
+        onEntry(entry);
+      else
+        onError(lineNumber, std::move(error));
+    }
+    ++result.linesConsumed;
+    pos = end + 1;
+  }
+  result.bytesConsumed = pos;
+  return result;
+}
+
+} // namespace jitsym

@@ -1,0 +1,156 @@
+// /proc readers for process identity and perf map discovery.
+#include "jitsym/ProcessFiles.h"
+
+#include <charconv>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace jitsym {
+namespace {
+
+std::optional<uint64_t> toNumber(std::string_view text) {
+  uint64_t value = 0;
+  auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec != std::errc() || ptr == text.data())
+    return std::nullopt;
+  return value;
+}
+
+// The value part of a "Key:\tvalue" line of /proc/PID/status.
+std::optional<std::string_view> statusField(std::string_view status, std::string_view key) {
+  size_t pos = 0;
+  while (pos < status.size()) {
+    size_t nl = status.find('\n', pos);
+    std::string_view line = status.substr(pos, nl == std::string_view::npos ? nl : nl - pos);
+    if (line.size() > key.size() && line.substr(0, key.size()) == key &&
+        line[key.size()] == ':')
+      return line.substr(key.size() + 1);
+    if (nl == std::string_view::npos)
+      break;
+    pos = nl + 1;
+  }
+  return std::nullopt;
+}
+
+std::vector<std::string_view> words(std::string_view text) {
+  std::vector<std::string_view> out;
+  size_t i = 0;
+  while (i < text.size()) {
+    while (i < text.size() && (text[i] == ' ' || text[i] == '\t'))
+      ++i;
+    size_t start = i;
+    while (i < text.size() && text[i] != ' ' && text[i] != '\t')
+      ++i;
+    if (i > start)
+      out.push_back(text.substr(start, i - start));
+  }
+  return out;
+}
+
+bool exists(const std::string &path) {
+  struct stat st;
+  return ::lstat(path.c_str(), &st) == 0;
+}
+
+} // namespace
+
+std::optional<uint64_t> parseStartTime(std::string_view stat) {
+  // The command name (field 2) may contain spaces and parentheses: skip to the
+  // last ')' and count fields from there (field 3 is the state).
+  size_t close = stat.rfind(')');
+  if (close == std::string_view::npos)
+    return std::nullopt;
+  std::vector<std::string_view> fields = words(stat.substr(close + 1));
+  constexpr size_t kStartTimeAfterComm = 22 - 3;
+  if (fields.size() <= kStartTimeAfterComm)
+    return std::nullopt;
+  return toNumber(fields[kStartTimeAfterComm]);
+}
+
+std::optional<uint64_t> parseNamespacedPid(std::string_view status) {
+  auto field = statusField(status, "NStgid");
+  if (!field)
+    return std::nullopt;
+  std::vector<std::string_view> ids = words(*field);
+  if (ids.empty())
+    return std::nullopt;
+  return toNumber(ids.back());
+}
+
+std::optional<uid_t> parseRealUid(std::string_view status) {
+  auto field = statusField(status, "Uid");
+  if (!field)
+    return std::nullopt;
+  std::vector<std::string_view> ids = words(*field);
+  if (ids.empty())
+    return std::nullopt;
+  auto uid = toNumber(ids.front());
+  if (!uid)
+    return std::nullopt;
+  return static_cast<uid_t>(*uid);
+}
+
+std::optional<std::string> readFile(const std::string &path) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return std::nullopt;
+  std::string data;
+  char buffer[65536];
+  for (;;) {
+    ssize_t n = ::read(fd, buffer, sizeof(buffer));
+    if (n <= 0)
+      break;
+    data.append(buffer, static_cast<size_t>(n));
+  }
+  ::close(fd);
+  return data;
+}
+
+std::optional<ProcessIdentity> readProcessIdentity(uint64_t pid, const std::string &procRoot) {
+  auto stat = readFile(procRoot + "/" + std::to_string(pid) + "/stat");
+  if (!stat)
+    return std::nullopt;
+  auto start = parseStartTime(*stat);
+  if (!start)
+    return std::nullopt;
+  return ProcessIdentity{pid, *start};
+}
+
+std::optional<uid_t> readProcessUid(uint64_t pid, const std::string &procRoot) {
+  auto status = readFile(procRoot + "/" + std::to_string(pid) + "/status");
+  if (!status)
+    return std::nullopt;
+  return parseRealUid(*status);
+}
+
+std::vector<std::string> perfMapCandidates(uint64_t pid, const std::string &procRoot) {
+  const std::string procDir = procRoot + "/" + std::to_string(pid);
+  std::vector<std::string> candidates;
+  uint64_t nspid = pid;
+  if (auto status = readFile(procDir + "/status"))
+    if (auto inner = parseNamespacedPid(*status))
+      nspid = *inner;
+  const std::string name = "perf-" + std::to_string(nspid) + ".map";
+  // The process's own view of /tmp: right for containers and private /tmp.
+  candidates.push_back(procDir + "/root/tmp/" + name);
+  candidates.push_back("/tmp/perf-" + std::to_string(pid) + ".map");
+  candidates.push_back(procDir + "/root/data/local/tmp/" + name);
+  if (auto cmdline = readFile(procDir + "/cmdline")) {
+    // Android apps are named by package ("com.example.app:service").
+    std::string package = cmdline->substr(0, cmdline->find('\0'));
+    package = package.substr(0, package.find(':'));
+    if (!package.empty() && package.find('/') == std::string::npos)
+      candidates.push_back(procDir + "/root/data/data/" + package + "/" + name);
+  }
+  return candidates;
+}
+
+std::optional<std::string> findPerfMap(uint64_t pid, const std::string &procRoot) {
+  for (const std::string &candidate : perfMapCandidates(pid, procRoot))
+    if (exists(candidate))
+      return candidate;
+  return std::nullopt;
+}
+
+} // namespace jitsym

@@ -1,0 +1,90 @@
+// Address description and crash-log symbolication.
+#include "jitsym/Symbolizer.h"
+
+#include <cctype>
+#include <cstdio>
+
+namespace jitsym {
+namespace {
+
+bool isHex(char c) { return std::isxdigit(static_cast<unsigned char>(c)) != 0; }
+bool isWordChar(char c) {
+  return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_';
+}
+
+std::string hex(uint64_t value) {
+  char buffer[24];
+  std::snprintf(buffer, sizeof(buffer), "0x%llx", static_cast<unsigned long long>(value));
+  return buffer;
+}
+
+} // namespace
+
+std::optional<uint64_t> parseAddress(std::string_view text) {
+  if (text.size() > 2 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X'))
+    text.remove_prefix(2);
+  if (text.empty() || text.size() > 16)
+    return std::nullopt;
+  uint64_t value = 0;
+  for (char c : text) {
+    if (!isHex(c))
+      return std::nullopt;
+    value = value * 16 + static_cast<uint64_t>(std::isdigit(static_cast<unsigned char>(c))
+                                                   ? c - '0'
+                                                   : std::tolower(c) - 'a' + 10);
+  }
+  return value;
+}
+
+std::optional<std::string> describeAddress(const SymbolTable &table, uint64_t address) {
+  const Symbol *symbol = table.findByAddress(address);
+  if (!symbol)
+    return std::nullopt;
+  std::string text(table.name(*symbol));
+  if (address != symbol->address)
+    text += "+" + hex(address - symbol->address);
+  return text;
+}
+
+std::string symbolicateText(const SymbolTable &table, std::string_view text) {
+  std::string out;
+  out.reserve(text.size() + text.size() / 4);
+  size_t i = 0;
+  while (i < text.size()) {
+    bool atWordStart = i == 0 || !isWordChar(text[i - 1]);
+    if (!atWordStart || !isHex(text[i])) {
+      out.push_back(text[i++]);
+      continue;
+    }
+    size_t start = i;
+    bool prefixed = text[i] == '0' && i + 1 < text.size() &&
+                    (text[i + 1] == 'x' || text[i + 1] == 'X');
+    size_t digits = prefixed ? i + 2 : i;
+    size_t end = digits;
+    while (end < text.size() && isHex(text[end]))
+      ++end;
+    size_t count = end - digits;
+    bool wordEnds = end == text.size() || !isWordChar(text[end]);
+    // Bare hex needs at least 8 digits, so that numbers such as "42" and words
+    // such as "cafe" are left alone.
+    bool looksLikeAddress = wordEnds && count >= 1 && count <= 16 &&
+                            (prefixed || count >= 8);
+    if (!looksLikeAddress) {
+      // Copy the whole word so that its tail is not taken for an address.
+      while (end < text.size() && isWordChar(text[end]))
+        ++end;
+      out.append(text.substr(start, end - start));
+      i = end;
+      continue;
+    }
+    std::string_view token = text.substr(start, end - start);
+    out.append(token);
+    if (auto address = parseAddress(token))
+      if (auto described = describeAddress(table, *address))
+        out += " " + *described;
+    i = end;
+  }
+  return out;
+}
+
+} // namespace jitsym

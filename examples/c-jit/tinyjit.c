@@ -1,0 +1,439 @@
+/*
+ * tinyjit.c - a tiny x86-64 JIT used to exercise jitsym.
+ *
+ * It emits real machine code into an anonymous mmap'd region, records every
+ * function in a perf map (/tmp/perf-<pid>.map), and calls into the generated
+ * code so that a debugger stopped in jit_probe() sees JIT frames between
+ * jit_probe and main.  See README.md for the full output contract.
+ *
+ * Linux x86-64 only; libc only.
+ * Build: cc -O0 -g -o tinyjit tinyjit.c
+ */
+#define _GNU_SOURCE
+
+#if !defined(__x86_64__) || !defined(__linux__)
+#error "tinyjit only supports Linux on x86-64"
+#endif
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#define REGION_SIZE   ((size_t)1 << 20) /* 1 MiB code region */
+#define SLOT_SIZE     ((size_t)256)     /* functions live at 256-byte slots */
+#define SLOT_COUNT    (REGION_SIZE / SLOT_SIZE)
+#define MAX_PHASES    ((int)((SLOT_COUNT - 2) / 2)) /* phase k uses slot 2k+1 */
+#define BULK_FN_SIZE  ((size_t)16)
+#define MAX_BULK      10000000L
+
+/* ------------------------------------------------------------------------ */
+/* The probe: debuggers put a breakpoint here.                               */
+
+volatile int jit_probe_last_phase;
+
+__attribute__((noinline, used)) void jit_probe(int phase)
+{
+    jit_probe_last_phase = phase;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Options and global state.                                                 */
+
+static struct {
+    int phases;
+    long sleep_ms;
+    int hex_0x;          /* --map-form 0x */
+    long bulk;
+    const char *map_path;
+} opt = { 3, 0, 0, 0, NULL };
+
+static int map_fd = -1;
+static unsigned char *region; /* main 1 MiB code region */
+
+static void die(const char *what)
+{
+    fprintf(stderr, "tinyjit: %s: %s\n", what, strerror(errno));
+    exit(1);
+}
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "usage: tinyjit [--phases N] [--sleep-ms M] [--map-form plain|0x]\n"
+            "               [--bulk N] [--map PATH]\n"
+            "  --phases N      number of JIT phases to run (1..%d, default 3)\n"
+            "  --sleep-ms M    sleep M milliseconds between phases (default 0)\n"
+            "  --map-form F    'plain' (default, like Node) or '0x' (like HotSpot)\n"
+            "  --bulk N        emit N dummy functions jit_bulk_<i> before phase 1\n"
+            "  --map PATH      perf map path (default /tmp/perf-<pid>.map)\n",
+            MAX_PHASES);
+}
+
+static void bad_args(const char *msg, const char *arg)
+{
+    fprintf(stderr, "tinyjit: %s%s%s\n", msg, arg ? ": " : "", arg ? arg : "");
+    usage(stderr);
+    exit(2);
+}
+
+static long parse_long(const char *s, long lo, long hi, const char *name)
+{
+    char *end;
+    long v;
+
+    errno = 0;
+    v = strtol(s, &end, 10);
+    if (errno != 0 || end == s || *end != '\0' || v < lo || v > hi)
+        bad_args("invalid value for", name);
+    return v;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Perf map.                                                                 */
+
+static void map_open(void)
+{
+    char def[64];
+    const char *path = opt.map_path;
+
+    if (path == NULL) {
+        snprintf(def, sizeof def, "/tmp/perf-%ld.map", (long)getpid());
+        path = def;
+    }
+    map_fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    if (map_fd < 0)
+        die(path);
+}
+
+/* Append one "START SIZE name\n" line with a single write(). */
+static void map_add(uintptr_t start, size_t size, const char *name)
+{
+    char line[256];
+    int n;
+
+    if (opt.hex_0x)
+        n = snprintf(line, sizeof line, "0x%016" PRIxPTR " 0x%016zx %s\n",
+                     start, size, name);
+    else
+        n = snprintf(line, sizeof line, "%" PRIxPTR " %zx %s\n",
+                     start, size, name);
+    if (n < 0 || (size_t)n >= sizeof line) {
+        fprintf(stderr, "tinyjit: map line too long\n");
+        exit(1);
+    }
+    if (write(map_fd, line, (size_t)n) != (ssize_t)n)
+        die("write perf map");
+}
+
+/* ------------------------------------------------------------------------ */
+/* Code emission.                                                            */
+
+struct emitter {
+    unsigned char *p;
+    size_t len;
+    size_t cap;
+};
+
+static void emit_bytes(struct emitter *e, const void *bytes, size_t n)
+{
+    if (e->len + n > e->cap) {
+        fprintf(stderr, "tinyjit: function does not fit its slot\n");
+        exit(1);
+    }
+    memcpy(e->p + e->len, bytes, n);
+    e->len += n;
+}
+
+static void emit_u8(struct emitter *e, unsigned v)
+{
+    unsigned char b = (unsigned char)v;
+    emit_bytes(e, &b, 1);
+}
+
+static void emit_le(struct emitter *e, uint64_t v, int nbytes)
+{
+    for (int i = 0; i < nbytes; i++)
+        emit_u8(e, (unsigned)((v >> (8 * i)) & 0xff));
+}
+
+static void emit_prologue(struct emitter *e)
+{
+    emit_u8(e, 0x55);                               /* push rbp      */
+    emit_u8(e, 0x48); emit_u8(e, 0x89); emit_u8(e, 0xe5); /* mov rbp,rsp */
+}
+
+static void emit_epilogue(struct emitter *e)
+{
+    emit_u8(e, 0x5d);                               /* pop rbp       */
+    emit_u8(e, 0xc3);                               /* ret           */
+}
+
+static void emit_call_abs(struct emitter *e, uintptr_t target)
+{
+    emit_u8(e, 0x48); emit_u8(e, 0xb8);             /* mov rax, imm64 */
+    emit_le(e, (uint64_t)target, 8);
+    emit_u8(e, 0xff); emit_u8(e, 0xd0);             /* call rax       */
+}
+
+static unsigned char *slot_addr(int slot)
+{
+    return region + (size_t)slot * SLOT_SIZE;
+}
+
+/* Make the whole region writable (and not executable) / executable again. */
+static void region_writable(void)
+{
+    if (mprotect(region, REGION_SIZE, PROT_READ | PROT_WRITE) != 0)
+        die("mprotect RW");
+}
+
+static void region_executable(void)
+{
+    __builtin___clear_cache((char *)region, (char *)region + REGION_SIZE);
+    if (mprotect(region, REGION_SIZE, PROT_READ | PROT_EXEC) != 0)
+        die("mprotect RX");
+}
+
+static struct emitter slot_begin(int slot)
+{
+    struct emitter e = { slot_addr(slot), 0, SLOT_SIZE };
+    memset(e.p, 0xcc, SLOT_SIZE); /* int3 filler, also wipes old code */
+    return e;
+}
+
+/* fn: push rbp; mov rbp,rsp; mov rax,callee; call rax; pop rbp; ret */
+static size_t compile_caller(int slot, uintptr_t callee)
+{
+    struct emitter e = slot_begin(slot);
+    emit_prologue(&e);
+    emit_call_abs(&e, callee);
+    emit_epilogue(&e);
+    return e.len;
+}
+
+/* fn: push rbp; mov rbp,rsp; mov edi,phase; mov rax,jit_probe; call rax;
+ *     pop rbp; ret */
+static size_t compile_probe_leaf(int slot, int phase)
+{
+    struct emitter e = slot_begin(slot);
+    emit_prologue(&e);
+    emit_u8(&e, 0xbf);                              /* mov edi, imm32 */
+    emit_le(&e, (uint32_t)phase, 4);
+    emit_call_abs(&e, (uintptr_t)&jit_probe);
+    emit_epilogue(&e);
+    return e.len;
+}
+
+/* A different-looking leaf (for the slot-reuse phase):
+ *   push rbp; mov rbp,rsp; sub rsp,16; mov dword [rbp-4],phase;
+ *   mov edi,[rbp-4]; mov rax,jit_probe; call rax; add rsp,16; pop rbp; ret */
+static size_t compile_reused_leaf(int slot, int phase)
+{
+    struct emitter e = slot_begin(slot);
+    emit_prologue(&e);
+    emit_u8(&e, 0x48); emit_u8(&e, 0x83); emit_u8(&e, 0xec); emit_u8(&e, 0x10);
+    emit_u8(&e, 0xc7); emit_u8(&e, 0x45); emit_u8(&e, 0xfc);
+    emit_le(&e, (uint32_t)phase, 4);
+    emit_u8(&e, 0x8b); emit_u8(&e, 0x7d); emit_u8(&e, 0xfc);
+    emit_call_abs(&e, (uintptr_t)&jit_probe);
+    emit_u8(&e, 0x48); emit_u8(&e, 0x83); emit_u8(&e, 0xc4); emit_u8(&e, 0x10);
+    emit_epilogue(&e);
+    return e.len;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Bulk dummy functions (second region).                                     */
+
+static void emit_bulk(long n)
+{
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    size_t bytes = (size_t)n * BULK_FN_SIZE;
+    size_t size = (bytes + page - 1) / page * page;
+    unsigned char *bulk;
+    char name[64];
+
+    bulk = mmap(NULL, size, PROT_READ | PROT_WRITE,
+                MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (bulk == MAP_FAILED)
+        die("mmap bulk region");
+    memset(bulk, 0xcc, size);
+    for (long i = 0; i < n; i++) {
+        struct emitter e = { bulk + (size_t)i * BULK_FN_SIZE, 0, BULK_FN_SIZE };
+        emit_prologue(&e);
+        emit_epilogue(&e);
+        while (e.len < BULK_FN_SIZE)
+            emit_u8(&e, 0xcc);                      /* pad with int3 */
+    }
+    __builtin___clear_cache((char *)bulk, (char *)bulk + size);
+    if (mprotect(bulk, size, PROT_READ | PROT_EXEC) != 0)
+        die("mprotect bulk RX");
+    for (long i = 0; i < n; i++) {
+        snprintf(name, sizeof name, "jit_bulk_%ld", i);
+        map_add((uintptr_t)(bulk + (size_t)i * BULK_FN_SIZE), BULK_FN_SIZE,
+                name);
+    }
+}
+
+/* ------------------------------------------------------------------------ */
+/* Phases.                                                                   */
+
+typedef void (*jit_fn)(void);
+
+/* Compile phase k, log it in the perf map and print its addresses.
+ * Returns the entry point; main() calls it so that the backtrace at
+ * jit_probe is: jit_probe, <leaf>, <entry>, main. */
+static jit_fn compile_phase(int k)
+{
+    int entry_slot, leaf_slot;
+    char entry_name[64], leaf_name[64];
+    size_t entry_len, leaf_len;
+    uintptr_t entry, leaf;
+
+    if (k == 1) {
+        entry_slot = 0; leaf_slot = 1;
+    } else if (k == 2) {
+        entry_slot = 2; leaf_slot = 3;
+    } else if (k == 3) {
+        entry_slot = 4; leaf_slot = 1; /* reuse the old jit_phase1_leaf slot */
+    } else {
+        entry_slot = 2 * k; leaf_slot = 2 * k + 1;
+    }
+    snprintf(entry_name, sizeof entry_name, "jit_phase%d_entry", k);
+    if (k == 3)
+        snprintf(leaf_name, sizeof leaf_name, "jit_phase3_reused");
+    else
+        snprintf(leaf_name, sizeof leaf_name, "jit_phase%d_leaf", k);
+
+    entry = (uintptr_t)slot_addr(entry_slot);
+    leaf = (uintptr_t)slot_addr(leaf_slot);
+
+    region_writable();
+    if (k == 3)
+        leaf_len = compile_reused_leaf(leaf_slot, k);
+    else
+        leaf_len = compile_probe_leaf(leaf_slot, k);
+    entry_len = compile_caller(entry_slot, leaf);
+    region_executable();
+
+    /* Code is in place: log it before it is ever run. */
+    map_add(leaf, leaf_len, leaf_name);
+    map_add(entry, entry_len, entry_name);
+
+    printf("phase %d: entry=0x%" PRIxPTR " leaf=0x%" PRIxPTR "\n",
+           k, entry, leaf);
+    fflush(stdout);
+
+    return (jit_fn)entry;
+}
+
+static void sleep_ms(long ms)
+{
+    struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+        ;
+}
+
+/* ------------------------------------------------------------------------ */
+
+static int known_option(const char *name)
+{
+    static const char *const names[] = {
+        "--phases", "--sleep-ms", "--bulk", "--map", "--map-form",
+    };
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (strcmp(name, names[i]) == 0)
+            return 1;
+    return 0;
+}
+
+static void parse_args(int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const char *val = NULL;
+        const char *eq;
+        char name[32];
+
+        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+            usage(stdout);
+            exit(0);
+        }
+        if (strncmp(a, "--", 2) != 0)
+            bad_args("unexpected argument", a);
+        eq = strchr(a, '=');
+        if (eq != NULL) {
+            size_t n = (size_t)(eq - a);
+            if (n >= sizeof name)
+                bad_args("unknown option", a);
+            memcpy(name, a, n);
+            name[n] = '\0';
+            val = eq + 1;
+        } else {
+            if (strlen(a) >= sizeof name)
+                bad_args("unknown option", a);
+            strcpy(name, a);
+            if (!known_option(name))
+                bad_args("unknown option", name);
+            if (i + 1 >= argc)
+                bad_args("missing value for", a);
+            val = argv[++i];
+        }
+
+        if (strcmp(name, "--phases") == 0)
+            opt.phases = (int)parse_long(val, 1, MAX_PHASES, name);
+        else if (strcmp(name, "--sleep-ms") == 0)
+            opt.sleep_ms = parse_long(val, 0, LONG_MAX / 1000000L, name);
+        else if (strcmp(name, "--bulk") == 0)
+            opt.bulk = parse_long(val, 0, MAX_BULK, name);
+        else if (strcmp(name, "--map") == 0) {
+            if (*val == '\0')
+                bad_args("empty value for", name);
+            opt.map_path = val;
+        } else if (strcmp(name, "--map-form") == 0) {
+            if (strcmp(val, "0x") == 0)
+                opt.hex_0x = 1;
+            else if (strcmp(val, "plain") == 0)
+                opt.hex_0x = 0;
+            else
+                bad_args("invalid value for --map-form", val);
+        } else
+            bad_args("unknown option", name);
+    }
+}
+
+int main(int argc, char **argv)
+{
+    parse_args(argc, argv);
+    map_open();
+
+    region = mmap(NULL, REGION_SIZE, PROT_READ | PROT_WRITE,
+                  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (region == MAP_FAILED)
+        die("mmap code region");
+    memset(region, 0xcc, REGION_SIZE);
+    region_executable();
+
+    if (opt.bulk > 0)
+        emit_bulk(opt.bulk);
+
+    for (int k = 1; k <= opt.phases; k++) {
+        if (k > 1 && opt.sleep_ms > 0)
+            sleep_ms(opt.sleep_ms);
+        jit_fn entry = compile_phase(k);
+        entry(); /* called directly from main */
+    }
+
+    close(map_fd);
+    printf("done\n");
+    fflush(stdout);
+    return 0;
+}

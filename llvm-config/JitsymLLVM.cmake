@@ -1,0 +1,58 @@
+# Finds the LLVM/LLDB SDK jitsym builds against: LLVM's CMake package (for the
+# shared libLLVM that liblldb itself uses), liblldb, the lldb/API headers, and the
+# lit and FileCheck tools. LLDB 22 is the pinned version; 19 or newer is accepted.
+
+set(JITSYM_LLVM_VERSIONS 22 21 20 19)
+set(_jitsym_llvm_hints "")
+foreach(v ${JITSYM_LLVM_VERSIONS})
+  list(APPEND _jitsym_llvm_hints /usr/lib/llvm-${v}/lib/cmake/llvm)
+endforeach()
+
+if(NOT LLVM_DIR)
+  foreach(hint ${_jitsym_llvm_hints})
+    if(EXISTS ${hint}/LLVMConfig.cmake)
+      set(LLVM_DIR ${hint})
+      break()
+    endif()
+  endforeach()
+endif()
+find_package(LLVM REQUIRED CONFIG)
+if(LLVM_VERSION_MAJOR LESS 19)
+  message(FATAL_ERROR "jitsym needs LLVM/LLDB 19 or newer (found ${LLVM_PACKAGE_VERSION}); install lldb-22 liblldb-22-dev llvm-22-dev")
+endif()
+if(NOT LLVM_VERSION_MAJOR EQUAL 22)
+  message(WARNING "jitsym is tested with LLDB 22; building against ${LLVM_PACKAGE_VERSION}")
+endif()
+message(STATUS "jitsym: LLVM ${LLVM_PACKAGE_VERSION} in ${LLVM_INSTALL_PREFIX}")
+set(JITSYM_LLVM_PREFIX ${LLVM_INSTALL_PREFIX})
+
+# One shared libLLVM for everything: liblldb links it too, and a second static
+# copy of LLVMSupport inside the plugin would register its globals twice.
+add_library(jitsym_llvm INTERFACE)
+target_include_directories(jitsym_llvm SYSTEM INTERFACE ${LLVM_INCLUDE_DIRS})
+target_compile_definitions(jitsym_llvm INTERFACE ${LLVM_DEFINITIONS})
+if(TARGET LLVM)
+  target_link_libraries(jitsym_llvm INTERFACE LLVM)
+else()
+  find_library(JITSYM_LIBLLVM NAMES LLVM LLVM-${LLVM_VERSION_MAJOR} PATHS ${LLVM_LIBRARY_DIRS} NO_DEFAULT_PATH REQUIRED)
+  target_link_libraries(jitsym_llvm INTERFACE ${JITSYM_LIBLLVM})
+endif()
+
+find_path(JITSYM_LLDB_INCLUDE_DIR lldb/API/LLDB.h PATHS ${LLVM_INCLUDE_DIRS} NO_DEFAULT_PATH)
+find_library(JITSYM_LIBLLDB NAMES lldb lldb-${LLVM_VERSION_MAJOR} PATHS ${LLVM_LIBRARY_DIRS} NO_DEFAULT_PATH)
+if(NOT JITSYM_LLDB_INCLUDE_DIR OR NOT JITSYM_LIBLLDB)
+  message(FATAL_ERROR "liblldb or lldb/API headers not found next to LLVM ${LLVM_PACKAGE_VERSION}; install liblldb-${LLVM_VERSION_MAJOR}-dev")
+endif()
+add_library(jitsym_lldb INTERFACE)
+target_include_directories(jitsym_lldb SYSTEM INTERFACE ${JITSYM_LLDB_INCLUDE_DIR})
+target_link_libraries(jitsym_lldb INTERFACE ${JITSYM_LIBLLDB})
+
+find_program(JITSYM_LLDB_EXE NAMES lldb PATHS ${LLVM_TOOLS_BINARY_DIR} NO_DEFAULT_PATH REQUIRED)
+find_program(JITSYM_LLDB_SERVER NAMES lldb-server PATHS ${LLVM_TOOLS_BINARY_DIR} NO_DEFAULT_PATH)
+find_program(JITSYM_FILECHECK NAMES FileCheck PATHS ${LLVM_TOOLS_BINARY_DIR} NO_DEFAULT_PATH)
+find_program(JITSYM_LIT NAMES lit llvm-lit PATHS ${LLVM_TOOLS_BINARY_DIR} NO_DEFAULT_PATH)
+find_program(JITSYM_NOT NAMES not PATHS ${LLVM_TOOLS_BINARY_DIR} NO_DEFAULT_PATH)
+find_program(JITSYM_SPLIT_FILE NAMES split-file PATHS ${LLVM_TOOLS_BINARY_DIR} NO_DEFAULT_PATH)
+
+# LLDB's Python module, for tests that drive LLDB from /usr/bin/python3.
+execute_process(COMMAND ${JITSYM_LLDB_EXE} -P OUTPUT_VARIABLE JITSYM_LLDB_PYTHONPATH OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)

@@ -1,0 +1,253 @@
+// Entry point of libjitsym-lldb.so (`plugin load`): registers `jit-sync` and the
+// stop hook that keeps every target's JIT symbols current with no user command.
+#include <cstring>
+#include <memory>
+#include <mutex>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "TargetSync.h"
+#include "jitsym/PrivateDir.h"
+#include "lldb/API/LLDB.h"
+
+namespace lldb {
+__attribute__((visibility("default"))) bool PluginInitialize(lldb::SBDebugger debugger);
+}
+
+namespace jitsym::plugin {
+namespace {
+
+constexpr const char *kStopHookCommand = "jit-sync --on-stop";
+
+const char *kHelp =
+    "Load JIT symbols from the process's perf map into LLDB and keep them current.";
+const char *kSyntax =
+    "jit-sync [--map PATH] [--force]\n"
+    "jit-sync --auto on|off\n"
+    "jit-sync --status\n"
+    "jit-sync --clear\n"
+    "\n"
+    "With no option, reads what the runtime appended to the perf map of the\n"
+    "selected target's process since the last sync (found at\n"
+    "/proc/PID/root/tmp/perf-NSPID.map, /tmp/perf-PID.map or the Android\n"
+    "locations) and updates the target's JIT modules, then prints one line:\n"
+    "source, symbols, regions, what is new, time taken.\n"
+    "\n"
+    "  --map PATH   follow this perf map instead (renamed files, core files)\n"
+    "  --force      trust a map not owned by the process's user or root\n"
+    "  --auto on|off  sync at every stop (default on, for every target)\n"
+    "  --status     show what is being followed for the selected target\n"
+    "  --clear      remove this target's JIT modules and forget the map\n"
+    "\n"
+    "Sync at every stop runs as the stop hook '" "jit-sync --on-stop" "' and\n"
+    "prints only problems.";
+
+struct Options {
+  SyncOptions sync;
+  bool onStop = false, status = false, clear = false;
+  std::optional<bool> autoMode;
+};
+
+class Registry {
+public:
+  TargetSync &forTarget(lldb::SBTarget target) {
+    for (auto &state : states_)
+      if (state->matches(target))
+        return *state;
+    states_.push_back(std::make_unique<TargetSync>(target));
+    if (!defaultAuto_)
+      states_.back()->autoSync = false;
+    return *states_.back();
+  }
+  void setDefaultAuto(bool on) { defaultAuto_ = on; }
+  // Targets deleted by the user: their state goes too.
+  void prune(lldb::SBDebugger &debugger) {
+    std::vector<std::unique_ptr<TargetSync>> kept;
+    for (auto &state : states_) {
+      bool alive = false;
+      for (uint32_t i = 0; i < debugger.GetNumTargets(); ++i)
+        if (state->matches(debugger.GetTargetAtIndex(i)))
+          alive = true;
+      if (alive)
+        kept.push_back(std::move(state));
+    }
+    states_ = std::move(kept);
+  }
+  void resetAll() {
+    for (auto &state : states_)
+      state->reset();
+  }
+
+private:
+  std::vector<std::unique_ptr<TargetSync>> states_;
+  bool defaultAuto_ = true;
+};
+
+Registry &registry() {
+  static Registry *instance = new Registry(); // lives as long as liblldb
+  return *instance;
+}
+std::mutex &registryMutex() {
+  static std::mutex *m = new std::mutex();
+  return *m;
+}
+
+bool parseOptions(char **args, Options &options, std::string &error) {
+  for (size_t i = 0; args && args[i]; ++i) {
+    std::string arg = args[i];
+    auto value = [&](const char *what) -> const char * {
+      if (!args[i + 1]) {
+        error = arg + " needs " + what;
+        return nullptr;
+      }
+      return args[++i];
+    };
+    if (arg == "--map" || arg == "-m") {
+      const char *v = value("a path");
+      if (!v)
+        return false;
+      options.sync.mapPath = v;
+    } else if (arg == "--force" || arg == "-f") {
+      options.sync.force = true;
+    } else if (arg == "--auto" || arg == "-a") {
+      const char *v = value("'on' or 'off'");
+      if (!v)
+        return false;
+      if (std::strcmp(v, "on") == 0)
+        options.autoMode = true;
+      else if (std::strcmp(v, "off") == 0)
+        options.autoMode = false;
+      else {
+        error = "--auto takes 'on' or 'off', not '" + std::string(v) + "'";
+        return false;
+      }
+    } else if (arg == "--status" || arg == "-s") {
+      options.status = true;
+    } else if (arg == "--clear" || arg == "-c") {
+      options.clear = true;
+    } else if (arg == "--on-stop") {
+      options.onStop = true;
+    } else {
+      error = "unknown option '" + arg + "'; see 'help jit-sync'";
+      return false;
+    }
+  }
+  return true;
+}
+
+std::string summary(const SyncReport &r) {
+  std::ostringstream out;
+  out.setf(std::ios::fixed);
+  out.precision(1);
+  out << "jit-sync: " << r.source << ": " << r.symbols << " symbols in " << r.regions
+      << (r.regions == 1 ? " region" : " regions") << ", " << r.added << " new";
+  if (r.removed)
+    out << ", " << r.removed << " replaced";
+  if (r.shadowed)
+    out << ", " << r.shadowed << " skipped (file-backed or unmapped)";
+  out << ", " << r.milliseconds << " ms";
+  return out.str();
+}
+
+class JitSyncCommand : public lldb::SBCommandPluginInterface {
+public:
+  bool DoExecute(lldb::SBDebugger debugger, char **args,
+                 lldb::SBCommandReturnObject &result) override {
+    Options options;
+    std::string error;
+    if (!parseOptions(args, options, error)) {
+      result.SetError(("jit-sync: " + error).c_str());
+      return false;
+    }
+    std::lock_guard<std::mutex> lock(registryMutex());
+    Registry &reg = registry();
+    reg.prune(debugger);
+    lldb::SBTarget target = debugger.GetSelectedTarget();
+
+    if (options.autoMode) {
+      reg.setDefaultAuto(*options.autoMode);
+      for (uint32_t i = 0; i < debugger.GetNumTargets(); ++i)
+        reg.forTarget(debugger.GetTargetAtIndex(i)).autoSync = *options.autoMode;
+      result.Printf("jit-sync: automatic sync at every stop is %s\n",
+                    *options.autoMode ? "on" : "off");
+      result.SetStatus(lldb::eReturnStatusSuccessFinishResult);
+      return true;
+    }
+    if (!target.IsValid()) {
+      if (options.onStop)
+        return true;
+      result.SetError("jit-sync: no target selected");
+      return false;
+    }
+    TargetSync &state = reg.forTarget(target);
+    if (options.status) {
+      result.Printf("%s", state.status().c_str());
+      result.SetStatus(lldb::eReturnStatusSuccessFinishResult);
+      return true;
+    }
+    if (options.clear) {
+      state.reset();
+      result.Printf("jit-sync: cleared the JIT modules of this target\n");
+      result.SetStatus(lldb::eReturnStatusSuccessFinishResult);
+      return true;
+    }
+    if (options.onStop && !state.autoSync)
+      return true;
+
+    llvm::Expected<SyncReport> report = state.sync(debugger, options.sync);
+    if (!report) {
+      std::string message = "jit-sync: " + llvm::toString(report.takeError());
+      result.SetError(message.c_str());
+      return false;
+    }
+    // At a stop, speak only of problems: the user asked for a backtrace.
+    for (const Diagnostic &d : report->diagnostics)
+      result.Printf("warning: jit-sync: %s (line skipped)\n", d.str().c_str());
+    if (!options.onStop) {
+      if (report->source.empty())
+        result.Printf("jit-sync: %s\n", report->note.c_str());
+      else
+        result.Printf("%s\n", summary(*report).c_str());
+    }
+    result.SetStatus(lldb::eReturnStatusSuccessFinishResult);
+    return true;
+  }
+};
+
+void installStopHook(lldb::SBDebugger &debugger, lldb::SBTarget target) {
+  lldb::SBCommandReturnObject result;
+  lldb::SBExecutionContext context(target);
+  std::string command = std::string("target stop-hook add -o \"") + kStopHookCommand + "\"";
+  debugger.GetCommandInterpreter().HandleCommand(command.c_str(), context, result, false);
+}
+
+void destroyCallback(lldb::user_id_t, void *) {
+  std::lock_guard<std::mutex> lock(registryMutex());
+  registry().resetAll();
+  if (llvm::Expected<std::string> root = privateDirectory())
+    removeTree(*root + "/" + sessionDirectoryName());
+  else
+    llvm::consumeError(root.takeError());
+}
+
+} // namespace
+} // namespace jitsym::plugin
+
+bool lldb::PluginInitialize(lldb::SBDebugger debugger) {
+  using namespace jitsym::plugin;
+  lldb::SBCommandInterpreter interpreter = debugger.GetCommandInterpreter();
+  if (interpreter.CommandExists("jit-sync"))
+    return true;
+  lldb::SBCommand command =
+      interpreter.AddCommand("jit-sync", new JitSyncCommand(), kHelp, kSyntax);
+  if (!command.IsValid())
+    return false;
+  // The dummy target's stop hooks are copied into every target created later;
+  // targets that already exist get their own.
+  installStopHook(debugger, debugger.GetDummyTarget());
+  for (uint32_t i = 0; i < debugger.GetNumTargets(); ++i)
+    installStopHook(debugger, debugger.GetTargetAtIndex(i));
+  debugger.AddDestroyCallback(destroyCallback, nullptr);
+  return true;
+}

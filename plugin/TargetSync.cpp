@@ -1,0 +1,253 @@
+// One sync: read what the runtime appended, work out which windows changed, and
+// hand LLDB only those.
+#include "TargetSync.h"
+
+#include <map>
+#include <sstream>
+#include <unistd.h>
+
+#include "jitsym/MemoryMap.h"
+#include "jitsym/PrivateDir.h"
+#include "jitsym/Regions.h"
+#include "jitsym/TableSink.h"
+
+namespace jitsym::plugin {
+namespace {
+
+bool isLocal(lldb::SBTarget &target) {
+  lldb::SBPlatform platform = target.GetPlatform();
+  const char *name = platform.IsValid() ? platform.GetName() : nullptr;
+  return name && std::string(name) == "host";
+}
+
+} // namespace
+
+std::string sessionDirectoryName() { return "session-" + std::to_string(::getpid()); }
+
+void TargetSync::reset() {
+  if (modules_)
+    modules_->removeAll(target_);
+  modules_.reset();
+  reader_.reset();
+  readerOrigin_.clear();
+  table_.clear();
+  table_.takeChanges();
+  if (!directory_.empty())
+    removeTree(directory_);
+  directory_.clear();
+  process_.reset();
+}
+
+llvm::Error TargetSync::beginProcess(const ProcessIdentity &identity) {
+  reset();
+  llvm::Expected<std::string> root = privateDirectory();
+  if (!root)
+    return root.takeError();
+  llvm::Expected<std::string> session = privateSubdirectory(*root, sessionDirectoryName());
+  if (!session)
+    return session.takeError();
+  const std::string name =
+      "pid" + std::to_string(identity.pid) + "-" + std::to_string(identity.startTime);
+  llvm::Expected<std::string> dir = privateSubdirectory(*session, name);
+  if (!dir)
+    return dir.takeError();
+  directory_ = *dir;
+  process_ = identity;
+  modules_ = std::make_unique<WindowModules>(directory_, name);
+  return llvm::Error::success();
+}
+
+std::vector<Mapping> TargetSync::memoryMap(const lldb::SBProcess &constProcess) {
+  lldb::SBProcess process = constProcess;
+  if (isLocal(target_)) {
+    const std::string path = "/proc/" + std::to_string(process.GetProcessID()) + "/maps";
+    if (auto text = readFile(path))
+      return parseMemoryMap(*text, path);
+  }
+  // Remote targets and core files: the memory map LLDB itself has.
+  std::vector<Mapping> mappings;
+  lldb::SBMemoryRegionInfoList regions = process.GetMemoryRegions();
+  for (uint32_t i = 0; i < regions.GetSize(); ++i) {
+    lldb::SBMemoryRegionInfo info;
+    if (!regions.GetMemoryRegionAtIndex(i, info) || !info.IsMapped())
+      continue;
+    Mapping m;
+    m.start = info.GetRegionBase();
+    m.end = info.GetRegionEnd();
+    m.read = info.IsReadable();
+    m.write = info.IsWritable();
+    m.execute = info.IsExecutable();
+    if (const char *name = info.GetName())
+      m.path = name;
+    m.inode = m.path.empty() ? 0 : 1;
+    mappings.push_back(std::move(m));
+  }
+  return mappings;
+}
+
+bool TargetSync::namedByOtherModule(uint64_t address) {
+  lldb::SBAddress resolved = target_.ResolveLoadAddress(address);
+  lldb::SBModule module = resolved.GetModule();
+  return module.IsValid() && !(modules_ && modules_->isOurs(module));
+}
+
+llvm::Error TargetSync::publish(lldb::SBDebugger &debugger, SymbolChanges &changes,
+                                SyncReport &report) {
+  lldb::SBProcess process = target_.GetProcess();
+  std::vector<Mapping> mappings = memoryMap(process);
+  JitAddressSpace space = mappings.empty() ? JitAddressSpace::unrestricted()
+                                           : JitAddressSpace::fromMemoryMap(mappings);
+
+  struct WindowWork {
+    bool rebuild = false;
+    AddressRange section;
+    std::vector<const Symbol *> added;
+  };
+  std::map<uint64_t, WindowWork> work;
+
+  for (const RemovedRange &range : changes.removed) {
+    report.removed++;
+    for (uint64_t w = windowIndexOf(range.address); w <= windowIndexOf(range.end - 1); ++w)
+      if (modules_->find(w))
+        work[w].rebuild = true;
+  }
+  // Decides where a symbol lives; nothing when it must not become a JIT symbol
+  // (a file-backed module names that memory, or it is not mapped at all).
+  auto placement = [&](const Symbol &symbol) -> std::optional<AddressRange> {
+    std::optional<AddressRange> run = space.runContaining(symbol.address);
+    if (!run || namedByOtherModule(symbol.address))
+      return std::nullopt;
+    return windowSection(windowIndexOf(symbol.address), *run);
+  };
+  for (const Symbol *symbol : changes.added) {
+    std::optional<AddressRange> section = placement(*symbol);
+    if (!section) {
+      report.shadowed++;
+      continue;
+    }
+    report.added++;
+    uint64_t w = windowIndexOf(symbol->address);
+    WindowWork &item = work[w];
+    const WindowModule *existing = modules_->find(w);
+    item.section = *section;
+    if (!existing || existing->section != *section)
+      item.rebuild = true;
+    item.added.push_back(symbol);
+  }
+
+  for (auto &[index, item] : work) {
+    if (item.rebuild) {
+      // Everything live in the window goes into the new module.
+      AddressRange section = item.section;
+      if (section.end == 0) { // only removals: keep the section it had
+        section = modules_->find(index)->section;
+        if (auto run = space.runContaining(section.start))
+          section = windowSection(index, *run);
+      }
+      std::vector<const Symbol *> symbols;
+      table_.forEachInRange(section.start, section.end, [&](const Symbol &symbol) {
+        if (placement(symbol))
+          symbols.push_back(&symbol);
+      });
+      if (llvm::Error err = modules_->rebuild(debugger, target_, index, section, table_, symbols))
+        return err;
+    } else if (!item.added.empty()) {
+      if (llvm::Error err = modules_->append(debugger, target_, index, table_, item.added))
+        return err;
+    }
+  }
+  if (!changes.removed.empty())
+    lldb::SBDebugger::MemoryPressureDetected(); // drop replaced modules from LLDB's cache
+  return llvm::Error::success();
+}
+
+llvm::Expected<SyncReport> TargetSync::sync(lldb::SBDebugger &debugger,
+                                            const SyncOptions &options) {
+  auto started = std::chrono::steady_clock::now();
+  SyncReport report;
+  lldb::SBProcess process = target_.GetProcess();
+  lldb::StateType state = process.IsValid() ? process.GetState() : lldb::eStateInvalid;
+  bool live = state == lldb::eStateStopped || state == lldb::eStateSuspended;
+  if (!live) {
+    if (process_ || hasModules())
+      reset(); // the process exited or was detached: leave nothing stale
+    report.note = "no stopped process";
+    return report;
+  }
+  const uint64_t pid = process.GetProcessID();
+  ProcessIdentity identity{pid, 0};
+  if (isLocal(target_))
+    if (auto local = readProcessIdentity(pid))
+      identity = *local;
+  if (!process_ || *process_ != identity)
+    if (llvm::Error err = beginProcess(identity))
+      return err;
+
+  // Choose the source: an explicit --map sticks until another is named.
+  std::string origin = options.mapPath ? *options.mapPath : std::string("auto");
+  if (!reader_ || origin != readerOrigin_ || options.force != forced_) {
+    std::optional<std::string> path = options.mapPath;
+    if (!path && isLocal(target_))
+      path = findPerfMap(pid);
+    if (!path) {
+      report.note = "no perf map for process " + std::to_string(pid) +
+                    " (looked for /tmp/perf-" + std::to_string(pid) +
+                    ".map and the container and Android locations)";
+      return report;
+    }
+    TrustPolicy trust;
+    if (!options.force && isLocal(target_))
+      trust.expectedOwner = readProcessUid(pid);
+    if (reader_) { // a different source: start over
+      modules_->removeAll(target_);
+      table_.clear();
+      table_.takeChanges();
+    }
+    reader_ = std::make_unique<PerfMapReader>(*path, trust);
+    readerOrigin_ = origin;
+    forced_ = options.force;
+  }
+  report.source = reader_->path();
+
+  TableSink sink(table_);
+  llvm::Expected<ReadStats> stats = reader_->read(sink);
+  if (!stats)
+    return stats.takeError();
+  sink.finish();
+  report.diagnostics = std::move(sink.diagnostics);
+
+  SymbolChanges changes = table_.takeChanges();
+  if (!changes.empty())
+    if (llvm::Error err = publish(debugger, changes, report))
+      return err;
+
+  report.symbols = modules_->symbolCount();
+  report.regions = modules_->size();
+  ++syncs_;
+  report.milliseconds =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started)
+          .count();
+  lastMilliseconds_ = report.milliseconds;
+  return report;
+}
+
+std::string TargetSync::status() const {
+  std::ostringstream out;
+  out << "auto sync: " << (autoSync ? "on" : "off") << "\n";
+  if (!process_) {
+    out << "process: none synced\n";
+    return out.str();
+  }
+  out << "process: " << process_->pid << "\n";
+  out << "source: " << (reader_ ? reader_->path() : std::string("(none found yet)")) << "\n";
+  if (reader_)
+    out << "read: " << reader_->linesRead() << " lines, " << reader_->offset() << " bytes\n";
+  out << "symbols: " << table_.size() << " known, "
+      << (modules_ ? modules_->symbolCount() : 0) << " in LLDB\n";
+  out << "regions: " << (modules_ ? modules_->size() : 0) << " modules\n";
+  out << "files: " << directory_ << "\n";
+  out << "syncs: " << syncs_ << ", last took " << lastMilliseconds_ << " ms\n";
+  return out.str();
+}
+
+} // namespace jitsym::plugin
