@@ -156,8 +156,6 @@ llvm::Error TargetSync::publish(lldb::SBDebugger &debugger, SymbolChanges &chang
         return err;
     }
   }
-  if (!changes.removed.empty())
-    lldb::SBDebugger::MemoryPressureDetected(); // drop replaced modules from LLDB's cache
   return llvm::Error::success();
 }
 
@@ -165,6 +163,10 @@ llvm::Expected<SyncReport> TargetSync::sync(lldb::SBDebugger &debugger,
                                             const SyncOptions &options) {
   auto started = std::chrono::steady_clock::now();
   SyncReport report;
+  // Modules this plugin removed stay in LLDB's global module cache while the
+  // frames of the stop that replaced them hold them; by the next stop they are
+  // free, so drop them now (else `image list jit` still finds them).
+  lldb::SBDebugger::MemoryPressureDetected();
   lldb::SBProcess process = target_.GetProcess();
   lldb::StateType state = process.IsValid() ? process.GetState() : lldb::eStateInvalid;
   bool live = state == lldb::eStateStopped || state == lldb::eStateSuspended;

@@ -1,0 +1,41 @@
+# lit configuration for jitsym's behaviour tests (CLI output, LLDB sessions).
+import os
+import shutil
+
+import lit.formats
+import lit.util
+
+config.name = "jitsym"
+config.test_format = lit.formats.ShTest(execute_external=False)
+config.suffixes = [".test"]
+config.excludes = ["Inputs", "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.jitsym_build_dir, "test")
+
+# Files jitsym writes go to a per-run private directory, not the user's.
+config.environment["JITSYM_DIR"] = os.path.join(config.test_exec_root, "private")
+config.environment["LLDB_DEBUGSERVER_PATH"] = config.lldb_server
+config.environment["PYTHONPATH"] = config.lldb_pythonpath
+for var in ("HOME", "TMPDIR", "PATH"):
+    if var in os.environ:
+        config.environment[var] = os.environ[var]
+os.makedirs(config.environment["JITSYM_DIR"], mode=0o700, exist_ok=True)
+os.chmod(config.environment["JITSYM_DIR"], 0o700)
+
+tools = config.llvm_tools_dir
+config.substitutions.append(("%jitsym", os.path.join(config.jitsym_build_dir, "bin", "jitsym")))
+config.substitutions.append(("%plugin", os.path.join(config.jitsym_build_dir, "lib", "libjitsym-lldb.so")))
+config.substitutions.append(("%tinyjit", os.path.join(config.jitsym_build_dir, "bin", "tinyjit")))
+config.substitutions.append(("%lldb", config.lldb + " --no-lldbinit -b"))
+config.substitutions.append(("%python", "/usr/bin/python3"))
+config.substitutions.append(("%inputs", os.path.join(config.test_source_root, "Inputs")))
+config.substitutions.append(("%scripts", os.path.join(config.jitsym_source_dir, "test", "scripts")))
+config.substitutions.append(("%examples", os.path.join(config.jitsym_source_dir, "examples")))
+config.substitutions.append(("FileCheck", os.path.join(tools, "FileCheck")))
+config.substitutions.append(("not ", os.path.join(tools, "not") + " "))
+config.substitutions.append(("split-file", os.path.join(tools, "split-file")))
+
+if shutil.which("node"):
+    config.available_features.add("node")
+if shutil.which("java") and shutil.which("jcmd"):
+    config.available_features.add("java")
