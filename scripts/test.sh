@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# Sets up and builds (scripts/setup.sh), then runs every test through ctest: the
+# GoogleTest unit tests, the lit suite (CLI, live LLDB sessions on the example
+# JIT, Node and HotSpot) and bounded fuzzing runs. Ends with ctest's summary.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/setup.sh
+build="${JITSYM_BUILD:-build}"
+cd "$build"
+ctest --output-on-failure --timeout 2400
