@@ -1,34 +1,52 @@
-// Symbol table with the "later announcement wins" rule and change tracking.
+// Symbol table: batched announcements, "later overlapping announcement wins",
+// change tracking.
 #include "jitsym/SymbolTable.h"
 
 #include <algorithm>
-#include <tuple>
+#include <numeric>
 
 namespace jitsym {
+namespace {
 
-SymbolTable::AddResult SymbolTable::add(uint64_t address, uint64_t size,
-                                        std::string_view name) {
-  const uint64_t end = address + (size ? size : 1);
-  // First candidate: the symbol starting at or before `address`.
-  auto it = symbols_.upper_bound(address);
-  if (it != symbols_.begin()) {
-    auto prev = std::prev(it);
-    if (prev->second.end() > address)
-      it = prev;
+// Orders `symbols` by address, keeping announcement order among equal
+// addresses: a stable LSD radix sort on 16-bit digits of (address, position)
+// pairs, skipping digits that are the same everywhere (the high bits of
+// addresses in one process usually are).
+void sortByAddress(std::vector<Symbol> &symbols) {
+  struct Key {
+    uint64_t address;
+    uint64_t position;
+  };
+  std::vector<Key> keys(symbols.size()), scratch(symbols.size());
+  for (size_t i = 0; i < symbols.size(); ++i)
+    keys[i] = {symbols[i].address, i};
+  std::vector<size_t> counts(1 << 16);
+  for (unsigned shift = 0; shift < 64; shift += 16) {
+    std::fill(counts.begin(), counts.end(), 0);
+    for (const Key &k : keys)
+      ++counts[(k.address >> shift) & 0xffff];
+    if (counts[(keys[0].address >> shift) & 0xffff] == keys.size())
+      continue; // every key has this digit: the pass would change nothing
+    size_t total = 0;
+    for (size_t &c : counts) {
+      size_t n = c;
+      c = total;
+      total += n;
+    }
+    for (const Key &k : keys)
+      scratch[counts[(k.address >> shift) & 0xffff]++] = k;
+    keys.swap(scratch);
   }
-  if (it != symbols_.end() && it->first == address &&
-      it->second.size == size && this->name(it->second) == name) {
-    auto next = std::next(it);
-    if (next == symbols_.end() || next->first >= end)
-      return AddResult::Unchanged; // re-announcement of the same code
-  }
-  bool replaced = false;
-  while (it != symbols_.end() && it->first < end) {
-    auto next = std::next(it);
-    removeSymbol(it);
-    replaced = true;
-    it = next;
-  }
+  std::vector<Symbol> sorted;
+  sorted.reserve(symbols.size());
+  for (const Key &k : keys)
+    sorted.push_back(symbols[k.position]);
+  symbols.swap(sorted);
+}
+
+} // namespace
+
+void SymbolTable::add(uint64_t address, uint64_t size, std::string_view name) {
   Symbol symbol;
   symbol.address = address;
   symbol.size = size;
@@ -36,118 +54,230 @@ SymbolTable::AddResult SymbolTable::add(uint64_t address, uint64_t size,
   symbol.nameOffset = names_.size();
   symbol.nameSize = static_cast<uint32_t>(name.size());
   names_.append(name);
-  symbols_.emplace_hint(it, address, symbol);
-  pendingAdded_.push_back(address);
-  nameIndexValid_ = false;
-  if (replaced) {
-    ++replaced_;
-    return AddResult::Replaced;
-  }
-  return AddResult::Added;
+  pending_.push_back(symbol);
 }
 
-void SymbolTable::removeSymbol(std::map<uint64_t, Symbol>::iterator it) {
-  const Symbol &symbol = it->second;
+void SymbolTable::recordRemoval(const Symbol &symbol) const {
   if (symbol.sequence <= publishedSequence_)
     pendingRemoved_.push_back({symbol.address, symbol.end()});
   deadNameBytes_ += symbol.nameSize;
-  symbols_.erase(it);
+}
+
+void SymbolTable::flush() const {
+  if (pending_.empty())
+    return;
+  // 1. The batch in address order (announcement order among equal addresses).
+  //    Runtimes mostly announce rising addresses, so check before sorting.
+  std::vector<Symbol> batch = std::move(pending_);
+  pending_.clear();
+  auto byAddress = [](const Symbol &a, const Symbol &b) {
+    return a.address != b.address ? a.address < b.address : a.sequence < b.sequence;
+  };
+  if (!std::is_sorted(batch.begin(), batch.end(), byAddress))
+    sortByAddress(batch);
+
+  // 2. Inside the batch, a symbol survives unless a later one overlaps it.
+  std::vector<char> dead(batch.size(), 0);
+  for (size_t i = 0; i < batch.size(); ++i) {
+    const uint64_t end = batch[i].end();
+    for (size_t j = i + 1; j < batch.size() && batch[j].address < end; ++j) {
+      if (batch[j].sequence > batch[i].sequence)
+        dead[i] = 1;
+      else
+        dead[j] = 1;
+    }
+  }
+  uint64_t replacing = 0; // batch symbols that removed a live one
+  for (size_t i = 0; i < batch.size(); ++i)
+    if (dead[i])
+      deadNameBytes_ += batch[i].nameSize;
+
+  // 3. Against the live symbols: every survivor of the batch is newer, so a live
+  //    symbol it overlaps goes, unless the survivor is an identical
+  //    re-announcement of it (then the survivor is dropped instead).
+  std::vector<char> liveDead(live_.size(), 0);
+  for (size_t i = 0; i < batch.size(); ++i) {
+    if (dead[i])
+      continue;
+    const Symbol &s = batch[i];
+    auto it = std::upper_bound(live_.begin(), live_.end(), s.address,
+                               [](uint64_t a, const Symbol &l) { return a < l.address; });
+    if (it != live_.begin() && std::prev(it)->end() > s.address)
+      --it;
+    size_t first = static_cast<size_t>(it - live_.begin()), last = first;
+    while (last < live_.size() && live_[last].address < s.end())
+      ++last;
+    if (last == first + 1 && identical(live_[first], s)) {
+      dead[i] = 1; // same code announced again: keep what LLDB already has
+      deadNameBytes_ += s.nameSize;
+      continue;
+    }
+    if (last > first)
+      ++replacing;
+    for (size_t k = first; k < last; ++k)
+      liveDead[k] = 1;
+  }
+  replaced_ += replacing;
+
+  // 4. Merge the two sorted, now disjoint, sets. On a first load nothing is
+  //    live: the batch's survivors are the table.
+  if (live_.empty()) {
+    size_t kept = 0;
+    for (size_t i = 0; i < batch.size(); ++i)
+      if (!dead[i])
+        batch[kept++] = batch[i];
+    batch.resize(kept);
+    live_.swap(batch);
+    addedSinceLoad_ = true;
+    nameIndexValid_ = false;
+    return;
+  }
+  std::vector<Symbol> merged;
+  merged.reserve(live_.size() + batch.size());
+  size_t a = 0, b = 0;
+  while (a < live_.size() || b < batch.size()) {
+    if (a < live_.size() && liveDead[a]) {
+      recordRemoval(live_[a++]);
+      continue;
+    }
+    if (b < batch.size() && dead[b]) {
+      ++b;
+      continue;
+    }
+    if (b == batch.size() || (a < live_.size() && live_[a].address < batch[b].address)) {
+      merged.push_back(live_[a++]);
+    } else {
+      pendingAdded_.push_back(batch[b].address);
+      merged.push_back(batch[b++]);
+    }
+  }
+  live_.swap(merged);
   nameIndexValid_ = false;
 }
 
 void SymbolTable::assign(SymbolTable &&other) {
-  // Walk both tables in address order: identical symbols keep their identity,
-  // everything else is a removal or an addition.
-  auto mine = symbols_.begin();
-  std::vector<std::map<uint64_t, Symbol>::iterator> gone;
-  std::vector<const Symbol *> fresh;
-  for (const auto &[address, theirs] : other.symbols_) {
-    while (mine != symbols_.end() && mine->first < address)
-      gone.push_back(mine++);
-    if (mine != symbols_.end() && mine->first == address &&
-        mine->second.size == theirs.size &&
-        name(mine->second) == other.name(theirs)) {
-      ++mine;
+  flush();
+  other.flush();
+  // Identical symbols keep their identity; everything else is a removal or an
+  // addition.
+  std::vector<Symbol> result;
+  result.reserve(other.live_.size());
+  size_t mine = 0;
+  for (const Symbol &theirs : other.live_) {
+    while (mine < live_.size() && live_[mine].address < theirs.address)
+      recordRemoval(live_[mine++]);
+    if (mine < live_.size() && live_[mine].address == theirs.address &&
+        live_[mine].size == theirs.size && name(live_[mine]) == other.name(theirs)) {
+      result.push_back(live_[mine++]);
       continue;
     }
-    fresh.push_back(&theirs);
+    if (mine < live_.size() && live_[mine].address == theirs.address)
+      recordRemoval(live_[mine++]);
+    Symbol fresh = theirs;
+    fresh.sequence = nextSequence_++;
+    fresh.nameOffset = names_.size();
+    names_.append(other.name(theirs));
+    pendingAdded_.push_back(fresh.address);
+    result.push_back(fresh);
   }
-  while (mine != symbols_.end())
-    gone.push_back(mine++);
-  for (auto it : gone)
-    removeSymbol(it);
-  for (const Symbol *symbol : fresh)
-    add(symbol->address, symbol->size, other.name(*symbol));
+  while (mine < live_.size())
+    recordRemoval(live_[mine++]);
+  live_.swap(result);
+  nameIndexValid_ = false;
   other.clear();
+  other.takeChanges();
 }
 
 void SymbolTable::clear() {
-  for (auto it = symbols_.begin(); it != symbols_.end();)
-    removeSymbol(it++);
+  flush();
+  for (const Symbol &symbol : live_)
+    recordRemoval(symbol);
+  live_.clear();
   names_.clear();
   deadNameBytes_ = 0;
+  nameIndexValid_ = false;
+}
+
+size_t SymbolTable::size() const {
+  flush();
+  return live_.size();
+}
+
+uint64_t SymbolTable::replacedCount() const {
+  flush();
+  return replaced_;
 }
 
 const Symbol *SymbolTable::findByAddress(uint64_t address) const {
-  auto it = symbols_.upper_bound(address);
-  if (it == symbols_.begin())
+  flush();
+  auto it = std::upper_bound(live_.begin(), live_.end(), address,
+                             [](uint64_t a, const Symbol &s) { return a < s.address; });
+  if (it == live_.begin())
     return nullptr;
   --it;
-  return address < it->second.end() ? &it->second : nullptr;
+  return address < it->end() ? &*it : nullptr;
 }
 
 std::vector<const Symbol *> SymbolTable::findByName(std::string_view wanted) const {
+  flush();
   if (!nameIndexValid_) {
-    nameIndex_.clear();
-    nameIndex_.reserve(symbols_.size());
-    for (const auto &entry : symbols_)
-      nameIndex_.push_back(entry.first);
-    std::sort(nameIndex_.begin(), nameIndex_.end(), [&](uint64_t a, uint64_t b) {
-      return std::make_tuple(name(symbols_.at(a)), a) <
-             std::make_tuple(name(symbols_.at(b)), b);
+    nameIndex_.resize(live_.size());
+    std::iota(nameIndex_.begin(), nameIndex_.end(), 0u);
+    std::sort(nameIndex_.begin(), nameIndex_.end(), [&](uint32_t a, uint32_t b) {
+      std::string_view na = name(live_[a]), nb = name(live_[b]);
+      return na != nb ? na < nb : a < b;
     });
     nameIndexValid_ = true;
   }
   auto lower = std::lower_bound(
       nameIndex_.begin(), nameIndex_.end(), wanted,
-      [&](uint64_t a, std::string_view n) { return name(symbols_.at(a)) < n; });
+      [&](uint32_t a, std::string_view n) { return name(live_[a]) < n; });
   std::vector<const Symbol *> found;
-  for (auto it = lower; it != nameIndex_.end(); ++it) {
-    const Symbol &symbol = symbols_.at(*it);
-    if (name(symbol) != wanted)
-      break;
-    found.push_back(&symbol);
-  }
+  for (auto it = lower; it != nameIndex_.end() && name(live_[*it]) == wanted; ++it)
+    found.push_back(&live_[*it]);
   return found;
 }
 
 void SymbolTable::forEachInRange(uint64_t begin, uint64_t end,
                                  llvm::function_ref<void(const Symbol &)> fn) const {
-  for (auto it = symbols_.lower_bound(begin);
-       it != symbols_.end() && it->first < end; ++it)
-    fn(it->second);
+  flush();
+  auto it = std::lower_bound(live_.begin(), live_.end(), begin,
+                             [](const Symbol &s, uint64_t a) { return s.address < a; });
+  for (; it != live_.end() && it->address < end; ++it)
+    fn(*it);
 }
 
 void SymbolTable::forEach(llvm::function_ref<void(const Symbol &)> fn) const {
-  for (const auto &entry : symbols_)
-    fn(entry.second);
+  flush();
+  for (const Symbol &symbol : live_)
+    fn(symbol);
 }
 
 SymbolChanges SymbolTable::takeChanges() {
+  flush();
   SymbolChanges changes;
   changes.removed = std::move(pendingRemoved_);
   pendingRemoved_.clear();
-  for (uint64_t address : pendingAdded_) {
-    auto it = symbols_.find(address);
-    // Skip additions that were replaced again before anyone saw them.
-    if (it != symbols_.end() && it->second.sequence > publishedSequence_)
-      changes.added.push_back(&it->second);
+  if (addedSinceLoad_ || pendingAdded_.size() > live_.size() / 8) {
+    // Most of the table is new: one scan beats looking each addition up.
+    for (const Symbol &symbol : live_)
+      if (symbol.sequence > publishedSequence_)
+        changes.added.push_back(&symbol);
+  } else {
+    std::sort(pendingAdded_.begin(), pendingAdded_.end());
+    // One pass over both sorted lists; additions replaced again before anyone
+    // saw them are skipped.
+    auto it = live_.begin();
+    for (uint64_t address : pendingAdded_) {
+      it = std::lower_bound(it, live_.end(), address,
+                            [](const Symbol &s, uint64_t a) { return s.address < a; });
+      if (it != live_.end() && it->address == address && it->sequence > publishedSequence_ &&
+          (changes.added.empty() || changes.added.back() != &*it))
+        changes.added.push_back(&*it);
+    }
   }
   pendingAdded_.clear();
-  std::sort(changes.added.begin(), changes.added.end(),
-            [](const Symbol *a, const Symbol *b) { return a->address < b->address; });
-  changes.added.erase(std::unique(changes.added.begin(), changes.added.end()),
-                      changes.added.end());
+  addedSinceLoad_ = false;
   publishedSequence_ = nextSequence_ - 1;
   compactNamesIfWasteful();
   return changes;
@@ -159,8 +289,7 @@ void SymbolTable::compactNamesIfWasteful() {
     return;
   std::string compact;
   compact.reserve(names_.size() - deadNameBytes_);
-  for (auto &entry : symbols_) {
-    Symbol &symbol = entry.second;
+  for (Symbol &symbol : live_) {
     uint64_t offset = compact.size();
     compact.append(name(symbol));
     symbol.nameOffset = offset;
@@ -170,10 +299,8 @@ void SymbolTable::compactNamesIfWasteful() {
 }
 
 size_t SymbolTable::memoryBytes() const {
-  // libstdc++ red-black node: 32 bytes of links plus key and value.
-  constexpr size_t kNodeBytes = 32 + sizeof(uint64_t) + sizeof(Symbol);
-  return symbols_.size() * kNodeBytes + names_.capacity() +
-         nameIndex_.capacity() * sizeof(uint64_t);
+  return (live_.capacity() + pending_.capacity()) * sizeof(Symbol) + names_.capacity() +
+         nameIndex_.capacity() * sizeof(uint32_t) + pendingAdded_.capacity() * sizeof(uint64_t);
 }
 
 } // namespace jitsym

@@ -1,11 +1,14 @@
 // The live JIT symbols of one process: non-overlapping ranges kept in address
 // order, where a later announcement that overlaps earlier ones replaces them
 // (the runtime freed that code and reused the memory).
+//
+// Announcements are batched: add() only records them, and the next query (or
+// takeChanges) applies the whole batch with one sort and one merge into a flat
+// sorted array. That keeps a million-line map cheap to index (40 bytes a symbol
+// plus its name) and an incremental batch cheap to apply.
 #pragma once
 
 #include <cstdint>
-#include <map>
-#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -21,6 +24,7 @@ struct Symbol {
   uint64_t nameOffset = 0;  // into the table's name storage
   uint32_t nameSize = 0;
 
+  // A zero-size symbol still occupies its first byte.
   uint64_t end() const { return address + (size ? size : 1); }
 };
 
@@ -40,11 +44,9 @@ struct SymbolChanges {
 
 class SymbolTable {
 public:
-  enum class AddResult { Added, Replaced, Unchanged };
-
-  // Announces a symbol. An identical live symbol is left as it is; any live
-  // symbol that overlaps the new range is removed.
-  AddResult add(uint64_t address, uint64_t size, std::string_view name);
+  // Announces a symbol. A symbol survives unless a later announcement overlaps
+  // it; re-announcing an identical live symbol changes nothing.
+  void add(uint64_t address, uint64_t size, std::string_view name);
 
   // Replaces the whole content with `other` (a re-read of a rewritten map),
   // recording only the differences as changes.
@@ -62,31 +64,41 @@ public:
   std::string_view name(const Symbol &symbol) const {
     return std::string_view(names_).substr(symbol.nameOffset, symbol.nameSize);
   }
-  size_t size() const { return symbols_.size(); }
-  uint64_t replacedCount() const { return replaced_; }
+  size_t size() const;
+  // Announcements that removed at least one earlier symbol.
+  uint64_t replacedCount() const;
 
   // Changes since the previous call; the symbols returned stay valid until the
   // next call to add, assign or clear.
   SymbolChanges takeChanges();
 
-  // Bytes held, for the memory budget (symbols, tree nodes, names).
+  // Bytes held (symbols, names, indexes), for the memory budget.
   size_t memoryBytes() const;
 
+  // Reserves name storage ahead of a large load.
+  void reserveNames(size_t bytes) { names_.reserve(bytes); }
+
 private:
-  void removeSymbol(std::map<uint64_t, Symbol>::iterator it);
+  void flush() const;
+  bool identical(const Symbol &a, const Symbol &b) const {
+    return a.address == b.address && a.size == b.size && name(a) == name(b);
+  }
+  void recordRemoval(const Symbol &symbol) const;
   void compactNamesIfWasteful();
 
-  std::map<uint64_t, Symbol> symbols_; // keyed by address
-  std::string names_;
-  uint64_t deadNameBytes_ = 0;
-  uint64_t nextSequence_ = 1;
-  uint64_t publishedSequence_ = 0;  // symbols up to here were handed out
-  uint64_t replaced_ = 0;
-  std::vector<RemovedRange> pendingRemoved_;
-  std::vector<uint64_t> pendingAdded_; // addresses, may be stale
-
-  mutable std::vector<uint64_t> nameIndex_; // addresses sorted by name
+  // Mutable: queries apply the pending batch first.
+  mutable std::vector<Symbol> live_;    // sorted by address, non-overlapping
+  mutable std::vector<Symbol> pending_; // announcement order
+  mutable std::vector<uint64_t> pendingAdded_; // addresses of new live symbols
+  mutable bool addedSinceLoad_ = false; // a whole batch became the table
+  mutable std::vector<RemovedRange> pendingRemoved_;
+  mutable uint64_t deadNameBytes_ = 0;
+  mutable uint64_t replaced_ = 0;
+  mutable std::vector<uint32_t> nameIndex_; // positions in live_, by name
   mutable bool nameIndexValid_ = false;
+  std::string names_;
+  uint64_t nextSequence_ = 1;
+  uint64_t publishedSequence_ = 0; // symbols up to here were handed out
 };
 
 } // namespace jitsym
