@@ -10,7 +10,10 @@
 #include "jitsym/SymbolSource.h"
 #include "jitsym/Symbolizer.h"
 #include "jitsym/Uuid.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/Format.h"
+#include "llvm/TargetParser/Triple.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/TargetParser/Host.h"
@@ -34,9 +37,23 @@ static cl::SubCommand SymbolicateCmd("symbolicate", "Copy text (a crash log, a b
 static cl::opt<std::string> SymbolicateInput(cl::Positional, cl::desc("<perf map>"), cl::Required, cl::sub(SymbolicateCmd), cl::cat(Category));
 static cl::opt<std::string> SymbolicateText(cl::Positional, cl::desc("[text file, default: standard input]"), cl::init("-"), cl::sub(SymbolicateCmd), cl::cat(Category));
 
-static void reportDiagnostics(const LoadedSymbols &loaded) {
+static void reportDiagnostics(const std::string &path, const LoadedSymbols &loaded) {
   for (const Diagnostic &d : loaded.diagnostics)
     llvm::errs() << "warning: " << d.str() << " (line skipped)\n";
+  if (loaded.pendingBytes)
+    llvm::errs() << "warning: " << path << ": ignoring an unterminated last line ("
+                 << loaded.pendingBytes << " bytes): the writer may not have finished it\n";
+}
+
+static bool isRfc4122Text(llvm::StringRef text) {
+  if (text.size() != 36)
+    return false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    bool dash = i == 8 || i == 13 || i == 18 || i == 23;
+    if (dash ? text[i] != '-' : !llvm::isHexDigit(text[i]))
+      return false;
+  }
+  return true;
 }
 
 static bool load(const std::string &path, LoadedSymbols &out) {
@@ -46,7 +63,7 @@ static bool load(const std::string &path, LoadedSymbols &out) {
     return false;
   }
   out = std::move(*loaded);
-  reportDiagnostics(out);
+  reportDiagnostics(path, out);
   return true;
 }
 
@@ -82,6 +99,17 @@ static std::vector<SectionSpec> clusterSections(const SymbolTable &table) {
 }
 
 static int runConvert() {
+  if (!ConvertTriple.empty() &&
+      llvm::Triple(ConvertTriple).getArch() == llvm::Triple::UnknownArch) {
+    llvm::errs() << "error: --triple '" << ConvertTriple
+                 << "' names no architecture LLVM knows (example: x86_64-pc-linux-gnu)\n";
+    return 1;
+  }
+  if (!ConvertUuid.empty() && !isRfc4122Text(ConvertUuid)) {
+    llvm::errs() << "error: --uuid '" << ConvertUuid
+                 << "' is not RFC 4122 text (8-4-4-4-12 hexadecimal digits)\n";
+    return 1;
+  }
   LoadedSymbols loaded;
   if (!load(ConvertInput, loaded))
     return 1;
@@ -153,7 +181,7 @@ int main(int argc, char **argv) {
   cl::ParseCommandLineOptions(
       argc, argv,
       "jitsym: symbols for JIT-compiled code, from perf maps to LLDB\n\n"
-      "  jitsym convert MAP -o OUT.json [--triple T]\n"
+      "  jitsym convert MAP -o OUT.json [--triple T] [--uuid U]\n"
       "  jitsym lookup MAP ADDR...\n"
       "  jitsym symbolicate MAP [FILE]\n\n"
       "Run 'jitsym SUBCOMMAND --help' for the options of each.\n");
