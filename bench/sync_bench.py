@@ -1,0 +1,64 @@
+"""jit-sync inside LLDB: the first sync of a 1M-line map, then a stop where 1k
+lines were appended, then a stop with nothing new. Prints what jit-sync reports
+and the wall time of each command.
+
+usage: sync_bench.py BUILD_DIR [LINES]   (LLDB_DEBUGSERVER_PATH must be set)
+"""
+import os
+import re
+import sys
+import tempfile
+import time
+
+import lldb
+
+build = sys.argv[1]
+lines = int(sys.argv[2]) if len(sys.argv) > 2 else 1000000
+work = tempfile.mkdtemp(prefix="jitsym-sync-bench-")
+os.environ.setdefault("JITSYM_DIR", os.path.join(work, "private"))
+map_path = os.path.join(work, "bench.map")
+
+debugger = lldb.SBDebugger.Create()
+debugger.SetAsync(False)
+interp = debugger.GetCommandInterpreter()
+
+
+def run(command):
+    result = lldb.SBCommandReturnObject()
+    start = time.perf_counter()
+    interp.HandleCommand(command, result)
+    elapsed = (time.perf_counter() - start) * 1000
+    return (result.GetOutput() or "") + (result.GetError() or ""), elapsed
+
+
+run("plugin load " + os.path.join(build, "lib", "libjitsym-lldb.so"))
+run("jit-sync --auto off")  # the benchmark calls jit-sync itself
+target = debugger.CreateTarget(os.path.join(build, "bin", "tinyjit"))
+target.BreakpointCreateByName("jit_probe")
+process = target.LaunchSimple(
+    ["--bulk", str(lines), "--phases", "1", "--map", map_path], None, work)
+assert process.GetState() == lldb.eStateStopped, process.GetState()
+
+
+def sync(label):
+    out, wall = run("jit-sync --map " + map_path)
+    reported = re.search(r"([0-9.]+) ms", out)
+    print("%-34s jit-sync says %8s ms, wall %9.1f ms | %s" % (
+        label, reported.group(1) if reported else "?", wall, out.strip()))
+
+
+sync("first sync, %d lines:" % (lines + 2))
+# 1k new functions in the phase region's free slots (256-byte slots after the
+# two phase-1 functions), appended the way a runtime appends them.
+entry = next(l for l in open(map_path) if l.rstrip().endswith(" jit_phase1_entry"))
+base = int(entry.split()[0], 16)
+with open(map_path, "a") as f:
+    for i in range(1000):
+        f.write("%x 10 bench_new_%d\n" % (base + (8 + i) * 256, i))
+sync("1k appended after %d:" % lines)
+sync("nothing new:")
+out, _ = run("image lookup -n bench_new_999")
+print("check:", "found" if "bench_new_999" in out else "MISSING")
+rss = int(open("/proc/self/status").read().split("VmHWM:")[1].split()[0]) // 1024
+print("peak RSS of this LLDB process: %d MB" % rss)
+process.Kill()
