@@ -1,7 +1,10 @@
 // Entry point of libjitsym-lldb.so (`plugin load`): registers `jit-sync` and the
 // stop hook that keeps every target's JIT symbols current with no user command.
+#include <chrono>
+#include <condition_variable>
 #include <cstring>
 #include <memory>
+#include <thread>
 #include <mutex>
 #include <sstream>
 #include <string>
@@ -61,22 +64,29 @@ public:
     return *states_.back();
   }
   void setDefaultAuto(bool on) { defaultAuto_ = on; }
-  // Targets deleted by the user: their state goes too.
-  void prune(lldb::SBDebugger &debugger) {
+  // Targets deleted by the user (LLDB marks them invalid): their state goes too.
+  // Other debuggers' targets stay: one process may host several debuggers.
+  void prune() {
     std::vector<std::unique_ptr<TargetSync>> kept;
-    for (auto &state : states_) {
-      bool alive = false;
-      for (uint32_t i = 0; i < debugger.GetNumTargets(); ++i)
-        if (state->matches(debugger.GetTargetAtIndex(i)))
-          alive = true;
-      if (alive)
+    for (auto &state : states_)
+      if (state->target().IsValid())
         kept.push_back(std::move(state));
-    }
     states_ = std::move(kept);
   }
   void resetAll() {
     for (auto &state : states_)
       state->reset();
+  }
+  // Targets whose process is gone keep no JIT modules (no stop hook runs at exit).
+  void dropExited() {
+    for (auto &state : states_) {
+      if (!state->hasModules())
+        continue;
+      lldb::SBProcess process = state->target().GetProcess();
+      lldb::StateType s = process.IsValid() ? process.GetState() : lldb::eStateInvalid;
+      if (s == lldb::eStateExited || s == lldb::eStateDetached || s == lldb::eStateInvalid)
+        state->reset();
+    }
   }
 
 private:
@@ -91,6 +101,50 @@ Registry &registry() {
 std::mutex &registryMutex() {
   static std::mutex *m = new std::mutex();
   return *m;
+}
+
+// Watches for processes that exited, a few times a second, while any target has
+// JIT modules. LLDB's command line consumes process events itself, so there is no
+// event to wait for; the check is a state read under the registry lock.
+class ExitWatcher {
+public:
+  void ensureRunning() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (thread_.joinable() || stopping_)
+      return;
+    thread_ = std::thread([this] { loop(); });
+  }
+  void stop() {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      stopping_ = true;
+    }
+    wake_.notify_all();
+    if (thread_.joinable())
+      thread_.join();
+  }
+
+private:
+  void loop() {
+    std::unique_lock<std::mutex> lock(mutex_);
+    while (!wake_.wait_for(lock, std::chrono::milliseconds(250), [this] { return stopping_; })) {
+      lock.unlock();
+      {
+        std::lock_guard<std::mutex> registryLock(registryMutex());
+        registry().dropExited();
+      }
+      lock.lock();
+    }
+  }
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  std::thread thread_;
+  bool stopping_ = false;
+};
+
+ExitWatcher &exitWatcher() {
+  static ExitWatcher *instance = new ExitWatcher(); // never destroyed: see stop()
+  return *instance;
 }
 
 bool parseOptions(char **args, Options &options, std::string &error) {
@@ -162,7 +216,7 @@ public:
     }
     std::lock_guard<std::mutex> lock(registryMutex());
     Registry &reg = registry();
-    reg.prune(debugger);
+    reg.prune();
     lldb::SBTarget target = debugger.GetSelectedTarget();
 
     if (options.autoMode) {
@@ -201,6 +255,8 @@ public:
       result.SetError(message.c_str());
       return false;
     }
+    if (state.hasModules())
+      exitWatcher().ensureRunning();
     // At a stop, speak only of problems: the user asked for a backtrace.
     for (const Diagnostic &d : report->diagnostics)
       result.Printf("warning: jit-sync: %s (line skipped)\n", d.str().c_str());
@@ -223,6 +279,7 @@ void installStopHook(lldb::SBDebugger &debugger, lldb::SBTarget target) {
 }
 
 void destroyCallback(lldb::user_id_t, void *) {
+  exitWatcher().stop();
   std::lock_guard<std::mutex> lock(registryMutex());
   registry().resetAll();
   if (llvm::Expected<std::string> root = privateDirectory())
