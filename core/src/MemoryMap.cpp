@@ -37,8 +37,11 @@ bool Mapping::isFileBacked() const {
 }
 
 bool Mapping::isSpecial() const {
-  return path == "[stack]" || path == "[vdso]" || path == "[vvar]" ||
-         path == "[vsyscall]" || path.rfind("[stack:", 0) == 0;
+  // Kernel-provided mappings, including newer kernels' [vvar_vclock] and
+  // [uprobes] and the ARM [sigpage]/[vectors] pages.
+  return path == "[stack]" || path == "[vdso]" || path == "[vvar]" || path == "[vvar_vclock]" ||
+         path == "[vsyscall]" || path == "[uprobes]" || path == "[sigpage]" ||
+         path == "[vectors]" || path.rfind("[stack:", 0) == 0;
 }
 
 std::vector<Mapping> parseMemoryMap(std::string_view text, const std::string &source,

@@ -82,7 +82,7 @@ bool parsePerfMapLine(std::string_view line, PerfMapEntry &entry,
     error = "malformed size field " + quoted(sizeField);
     return false;
   }
-  if (entry.address + entry.size < entry.address) {
+  if (entry.address + (entry.size ? entry.size : 1) <= entry.address) {
     error = "symbol range overflows the address space";
     return false;
   }
@@ -115,7 +115,7 @@ PerfMapChunkResult parsePerfMapChunk(
     size_t end = static_cast<const char *>(nl) - data;
     std::string_view line(data + pos, end - pos);
     uint64_t lineNumber = firstLine + result.linesConsumed;
-    bool blank = line.empty() || (line.size() == 1 && line[0] == '\r');
+    bool blank = line.find_first_not_of(" \t\r") == std::string_view::npos;
     if (!blank) {
       if (parsePerfMapLine(line, entry, error))
         onEntry(entry);

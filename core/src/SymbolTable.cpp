@@ -3,6 +3,7 @@
 #include "jitsym/SymbolTable.h"
 
 #include <algorithm>
+#include <map>
 #include <numeric>
 
 namespace jitsym {
@@ -44,9 +45,59 @@ void sortByAddress(std::vector<Symbol> &symbols) {
   symbols.swap(sorted);
 }
 
+// Which symbols of an address-ordered batch a later announcement in the same
+// batch overlaps. Neighbours are compared directly, which is linear when
+// overlaps are rare (the normal case); when they pile up (one range reused
+// thousands of times) it switches to a sweep from the newest announcement down
+// over the union of newer ranges, O(n log n) whatever the input.
+std::vector<char> batchCasualties(const std::vector<Symbol> &batch) {
+  std::vector<char> dead(batch.size(), 0);
+  const size_t budget = 8 * batch.size() + 1024;
+  size_t comparisons = 0;
+  for (size_t i = 0; i < batch.size(); ++i) {
+    const uint64_t end = batch[i].end();
+    for (size_t j = i + 1; j < batch.size() && batch[j].address < end; ++j) {
+      if (++comparisons > budget)
+        goto sweep;
+      if (batch[j].sequence > batch[i].sequence)
+        dead[i] = 1;
+      else
+        dead[j] = 1;
+    }
+  }
+  return dead;
+
+sweep : {
+  std::fill(dead.begin(), dead.end(), 0);
+  std::vector<uint32_t> newestFirst(batch.size());
+  std::iota(newestFirst.begin(), newestFirst.end(), 0u);
+  std::sort(newestFirst.begin(), newestFirst.end(), [&](uint32_t a, uint32_t b) {
+    return batch[a].sequence > batch[b].sequence;
+  });
+  std::map<uint64_t, uint64_t> newer; // disjoint [start, end) of newer symbols
+  for (uint32_t index : newestFirst) {
+    uint64_t start = batch[index].address, end = batch[index].end();
+    auto it = newer.upper_bound(start);
+    if (it != newer.begin() && std::prev(it)->second > start)
+      --it;
+    if (it != newer.end() && it->first < end)
+      dead[index] = 1;
+    while (it != newer.end() && it->first <= end) { // merge what touches
+      start = std::min(start, it->first);
+      end = std::max(end, it->second);
+      it = newer.erase(it);
+    }
+    newer.emplace(start, end);
+  }
+  return dead;
+}
+}
+
 } // namespace
 
 void SymbolTable::add(uint64_t address, uint64_t size, std::string_view name) {
+  if (address + (size ? size : 1) <= address)
+    return; // wraps past the top of the address space: no code lives there
   Symbol symbol;
   symbol.address = address;
   symbol.size = size;
@@ -77,29 +128,20 @@ void SymbolTable::flush() const {
     sortByAddress(batch);
 
   // 2. Inside the batch, a symbol survives unless a later one overlaps it.
-  std::vector<char> dead(batch.size(), 0);
-  for (size_t i = 0; i < batch.size(); ++i) {
-    const uint64_t end = batch[i].end();
-    for (size_t j = i + 1; j < batch.size() && batch[j].address < end; ++j) {
-      if (batch[j].sequence > batch[i].sequence)
-        dead[i] = 1;
-      else
-        dead[j] = 1;
-    }
-  }
-  uint64_t replacing = 0; // batch symbols that removed a live one
+  std::vector<char> dead = batchCasualties(batch);
   for (size_t i = 0; i < batch.size(); ++i)
-    if (dead[i])
+    if (dead[i]) {
       deadNameBytes_ += batch[i].nameSize;
+      ++replaced_;
+    }
 
-  // 3. Against the live symbols: every survivor of the batch is newer, so a live
-  //    symbol it overlaps goes, unless the survivor is an identical
-  //    re-announcement of it (then the survivor is dropped instead).
+  // 3. Against the live symbols: every batch symbol is newer than every live one,
+  //    so each removes the live symbols it overlaps, even one that a later batch
+  //    symbol removed in turn. The exception: a surviving identical
+  //    re-announcement of a live symbol keeps the live one (and is dropped);
+  //    no other survivor can overlap it, since survivors are disjoint.
   std::vector<char> liveDead(live_.size(), 0);
-  for (size_t i = 0; i < batch.size(); ++i) {
-    if (dead[i])
-      continue;
-    const Symbol &s = batch[i];
+  auto overlappingLive = [&](const Symbol &s) {
     auto it = std::upper_bound(live_.begin(), live_.end(), s.address,
                                [](uint64_t a, const Symbol &l) { return a < l.address; });
     if (it != live_.begin() && std::prev(it)->end() > s.address)
@@ -107,17 +149,31 @@ void SymbolTable::flush() const {
     size_t first = static_cast<size_t>(it - live_.begin()), last = first;
     while (last < live_.size() && live_[last].address < s.end())
       ++last;
-    if (last == first + 1 && identical(live_[first], s)) {
-      dead[i] = 1; // same code announced again: keep what LLDB already has
-      deadNameBytes_ += s.nameSize;
-      continue;
+    return std::make_pair(first, last);
+  };
+  for (int pass = 0; pass < 2; ++pass) {
+    for (size_t i = 0; i < batch.size(); ++i) {
+      if (bool(dead[i]) != (pass == 0))
+        continue; // pass 0: batch casualties; pass 1: survivors
+      auto [first, last] = overlappingLive(batch[i]);
+      if (pass == 1 && last == first + 1 && identical(live_[first], batch[i])) {
+        // The same code announced again ends the batch with the content LLDB
+        // already has, whatever the batch did to it in between: keep it.
+        if (liveDead[first]) {
+          liveDead[first] = 0;
+          --replaced_;
+        }
+        dead[i] = 1;
+        deadNameBytes_ += batch[i].nameSize;
+        continue;
+      }
+      for (size_t k = first; k < last; ++k)
+        if (!liveDead[k]) {
+          liveDead[k] = 1;
+          ++replaced_;
+        }
     }
-    if (last > first)
-      ++replacing;
-    for (size_t k = first; k < last; ++k)
-      liveDead[k] = 1;
   }
-  replaced_ += replacing;
 
   // 4. Merge the two sorted, now disjoint, sets. On a first load nothing is
   //    live: the batch's survivors are the table.

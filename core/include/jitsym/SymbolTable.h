@@ -45,7 +45,8 @@ struct SymbolChanges {
 class SymbolTable {
 public:
   // Announces a symbol. A symbol survives unless a later announcement overlaps
-  // it; re-announcing an identical live symbol changes nothing.
+  // it; re-announcing an identical live symbol changes nothing. A range that
+  // would wrap past the top of the address space is ignored.
   void add(uint64_t address, uint64_t size, std::string_view name);
 
   // Replaces the whole content with `other` (a re-read of a rewritten map),
@@ -65,7 +66,7 @@ public:
     return std::string_view(names_).substr(symbol.nameOffset, symbol.nameSize);
   }
   size_t size() const;
-  // Announcements that removed at least one earlier symbol.
+  // Symbols removed because a later announcement overlapped them.
   uint64_t replacedCount() const;
 
   // Changes since the previous call; the symbols returned stay valid until the
@@ -75,8 +76,11 @@ public:
   // Bytes held (symbols, names, indexes), for the memory budget.
   size_t memoryBytes() const;
 
-  // Reserves name storage ahead of a large load.
-  void reserveNames(size_t bytes) { names_.reserve(bytes); }
+  // Reserves room ahead of a large load, so the table grows without copying.
+  void reserve(size_t symbols, size_t nameBytes) {
+    pending_.reserve(pending_.size() + symbols);
+    names_.reserve(names_.size() + nameBytes);
+  }
 
 private:
   void flush() const;
