@@ -101,6 +101,9 @@ llvm::Expected<ReadStats> PerfMapReader::read(PerfMapSink &sink) {
   device_ = st.st_dev;
   inode_ = st.st_ino;
 
+  if (static_cast<uint64_t>(st.st_size) > offset_)
+    sink.onSizeHint(static_cast<uint64_t>(st.st_size) - offset_);
+
   // Read appended bytes chunk by chunk; an incomplete line at a chunk's end is
   // carried into the next chunk, and at the end of the file it stays pending.
   std::vector<char> buffer;

@@ -33,6 +33,7 @@ class PerfMapSink {
 public:
   virtual ~PerfMapSink() = default;
   virtual void onRewrite() = 0;                        // forget what was read
+  virtual void onSizeHint(uint64_t newBytes) {}         // bytes about to be read
   virtual void onEntry(const PerfMapEntry &entry) = 0;
   virtual void onDiagnostic(const Diagnostic &diagnostic) = 0;
 };

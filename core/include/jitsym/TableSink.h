@@ -18,6 +18,10 @@ public:
     rewriting_ = true;
     fresh_.clear();
   }
+  void onSizeHint(uint64_t bytes) override {
+    // Real perf map lines average 50-100 bytes; names are most of a line.
+    (rewriting_ ? fresh_ : table_).reserve(bytes / 48, bytes);
+  }
   void onEntry(const PerfMapEntry &entry) override {
     (rewriting_ ? fresh_ : table_).add(entry.address, entry.size, entry.name);
   }

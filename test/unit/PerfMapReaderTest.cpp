@@ -1,0 +1,558 @@
+// PerfMapReader over real files: appends, pending lines, rewrites, replacement,
+// refusal of links, non-regular files and untrusted owners; and TableSink.
+#include "jitsym/PerfMapReader.h"
+#include "jitsym/SymbolTable.h"
+#include "jitsym/TableSink.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <fcntl.h>
+#include <fstream>
+#include <string>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <utility>
+#include <vector>
+
+using namespace jitsym;
+
+namespace {
+
+class TempDir {
+public:
+  TempDir() {
+    char tmpl[] = "/tmp/jitsym-reader-XXXXXX";
+    const char *made = ::mkdtemp(tmpl);
+    if (made)
+      path_ = made;
+  }
+  ~TempDir() {
+    if (!path_.empty())
+      std::system(("rm -rf '" + path_ + "'").c_str());
+  }
+  const std::string &path() const { return path_; }
+  std::string file(const std::string &name) const { return path_ + "/" + name; }
+
+private:
+  std::string path_;
+};
+
+void writeFile(const std::string &path, const std::string &text) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << text;
+}
+
+void appendFile(const std::string &path, const std::string &text) {
+  std::ofstream out(path, std::ios::binary | std::ios::app);
+  out << text;
+}
+
+// Overwrites the file's bytes without truncating or changing its inode.
+void overwriteInPlace(const std::string &path, const std::string &text) {
+  int fd = ::open(path.c_str(), O_WRONLY);
+  ASSERT_GE(fd, 0);
+  ASSERT_EQ(::pwrite(fd, text.data(), text.size(), 0), ssize_t(text.size()));
+  ::close(fd);
+}
+
+struct Recorder : PerfMapSink {
+  int rewrites = 0;
+  std::vector<std::pair<uint64_t, std::string>> entries;
+  std::vector<Diagnostic> diagnostics;
+  void onRewrite() override {
+    ++rewrites;
+    entries.clear();
+  }
+  void onEntry(const PerfMapEntry &e) override {
+    entries.emplace_back(e.address, std::string(e.name));
+  }
+  void onDiagnostic(const Diagnostic &d) override { diagnostics.push_back(d); }
+};
+
+std::string errorText(llvm::Error error) { return llvm::toString(std::move(error)); }
+
+std::string lines(int from, int to, const std::string &prefix = "f") {
+  std::string text;
+  char buffer[64];
+  for (int i = from; i < to; ++i) {
+    std::snprintf(buffer, sizeof(buffer), "%x 10 %s%d\n", 0x10000 + i * 0x10, prefix.c_str(), i);
+    text += buffer;
+  }
+  return text;
+}
+
+} // namespace
+
+TEST(PerfMapReader, IncrementalReadsOnlyNewEntries) {
+  TempDir dir;
+  std::string path = dir.file("perf-1.map");
+  writeFile(path, "1000 10 a\n2000 10 b\n");
+  PerfMapReader reader(path);
+  Recorder sink;
+  auto stats = reader.read(sink);
+  ASSERT_TRUE(bool(stats)) << errorText(stats.takeError());
+  EXPECT_FALSE(stats->rewritten);
+  EXPECT_EQ(stats->entries, 2u);
+  EXPECT_EQ(stats->bytesRead, 20u);
+  EXPECT_EQ(reader.offset(), 20u);
+  EXPECT_EQ(reader.linesRead(), 2u);
+
+  // Nothing new.
+  stats = reader.read(sink);
+  ASSERT_TRUE(bool(stats));
+  EXPECT_EQ(stats->entries, 0u);
+  EXPECT_EQ(stats->bytesRead, 0u);
+
+  appendFile(path, "3000 10 c\n");
+  stats = reader.read(sink);
+  ASSERT_TRUE(bool(stats));
+  EXPECT_FALSE(stats->rewritten);
+  EXPECT_EQ(stats->entries, 1u);
+  EXPECT_EQ(sink.rewrites, 0);
+  ASSERT_EQ(sink.entries.size(), 3u);
+  EXPECT_EQ(sink.entries[2], std::make_pair(uint64_t(0x3000), std::string("c")));
+  EXPECT_EQ(reader.linesRead(), 3u);
+}
+
+TEST(PerfMapReader, HalfWrittenLineStaysPendingUntilCompleted) {
+  TempDir dir;
+  std::string path = dir.file("perf-2.map");
+  writeFile(path, "1000 10 a\n2000 10 hal");
+  PerfMapReader reader(path);
+  Recorder sink;
+  auto stats = reader.read(sink);
+  ASSERT_TRUE(bool(stats));
+  EXPECT_EQ(stats->entries, 1u);
+  EXPECT_EQ(stats->pendingBytes, 11u); // "2000 10 hal"
+  EXPECT_EQ(reader.offset(), 10u);
+
+  // Still not terminated: nothing new, still pending.
+  appendFile(path, "f");
+  stats = reader.read(sink);
+  ASSERT_TRUE(bool(stats));
+  EXPECT_EQ(stats->entries, 0u);
+  EXPECT_EQ(stats->pendingBytes, 12u);
+
+  appendFile(path, "\n");
+  stats = reader.read(sink);
+  ASSERT_TRUE(bool(stats));
+  EXPECT_FALSE(stats->rewritten);
+  EXPECT_EQ(stats->entries, 1u);
+  EXPECT_EQ(stats->pendingBytes, 0u);
+  ASSERT_EQ(sink.entries.size(), 2u);
+  EXPECT_EQ(sink.entries[1].second, "half");
+}
+
+TEST(PerfMapReader, OnlyPendingBytesThenCompleted) {
+  TempDir dir;
+  std::string path = dir.file("perf-3.map");
+  writeFile(path, "1000 10 wait");
+  PerfMapReader reader(path);
+  Recorder sink;
+  auto stats = reader.read(sink);
+  ASSERT_TRUE(bool(stats));
+  EXPECT_EQ(stats->entries, 0u);
+  EXPECT_EQ(stats->pendingBytes, 12u);
+  EXPECT_EQ(reader.offset(), 0u);
+  appendFile(path, "ed\n");
+  stats = reader.read(sink);
+  ASSERT_TRUE(bool(stats));
+  ASSERT_EQ(sink.entries.size(), 1u);
+  EXPECT_EQ(sink.entries[0].second, "waited");
+}
+
+TEST(PerfMapReader, DiagnosticsHavePathAndLineAcrossReads) {
+  TempDir dir;
+  std::string path = dir.file("perf-4.map");
+  writeFile(path, "1000 10 a\n\n");
+  PerfMapReader reader(path);
+  Recorder sink;
+  ASSERT_TRUE(bool(reader.read(sink)));
+  appendFile(path, "2000 zz b\n3000 10 c\n");
+  auto stats = reader.read(sink);
+  ASSERT_TRUE(bool(stats));
+  EXPECT_EQ(stats->malformed, 1u);
+  EXPECT_EQ(stats->entries, 1u);
+  ASSERT_EQ(sink.diagnostics.size(), 1u);
+  EXPECT_EQ(sink.diagnostics[0].file, path);
+  EXPECT_EQ(sink.diagnostics[0].line, 3u);
+  EXPECT_EQ(sink.diagnostics[0].str(), path + ":3: malformed size field 'zz'");
+}
+
+TEST(PerfMapReader, TruncationIsARewrite) {
+  TempDir dir;
+  std::string path = dir.file("perf-5.map");
+  writeFile(path, lines(0, 50));
+  PerfMapReader reader(path);
+  Recorder sink;
+  ASSERT_TRUE(bool(reader.read(sink)));
+  ASSERT_EQ(sink.entries.size(), 50u);
+
+  writeFile(path, "9000 10 fresh\n");
+  auto stats = reader.read(sink);
+  ASSERT_TRUE(bool(stats));
+  EXPECT_TRUE(stats->rewritten);
+  EXPECT_EQ(sink.rewrites, 1);
+  ASSERT_EQ(sink.entries.size(), 1u);
+  EXPECT_EQ(sink.entries[0].second, "fresh");
+  EXPECT_EQ(reader.offset(), 14u);
+  EXPECT_EQ(reader.linesRead(), 1u);
+}
+
+TEST(PerfMapReader, TruncationToEmpty) {
+  TempDir dir;
+  std::string path = dir.file("perf-5e.map");
+  writeFile(path, lines(0, 3));
+  PerfMapReader reader(path);
+  Recorder sink;
+  ASSERT_TRUE(bool(reader.read(sink)));
+  writeFile(path, "");
+  auto stats = reader.read(sink);
+  ASSERT_TRUE(bool(stats));
+  EXPECT_TRUE(stats->rewritten);
+  EXPECT_TRUE(sink.entries.empty());
+  appendFile(path, "1000 10 back\n");
+  stats = reader.read(sink);
+  ASSERT_TRUE(bool(stats));
+  EXPECT_FALSE(stats->rewritten);
+  ASSERT_EQ(sink.entries.size(), 1u);
+  EXPECT_EQ(sink.entries[0].second, "back");
+}
+
+TEST(PerfMapReader, SameSizeRewriteInPlaceDetected) {
+  TempDir dir;
+  std::string path = dir.file("perf-6.map");
+  writeFile(path, lines(0, 20, "a"));
+  struct stat before;
+  ASSERT_EQ(::stat(path.c_str(), &before), 0);
+  PerfMapReader reader(path);
+  Recorder sink;
+  ASSERT_TRUE(bool(reader.read(sink)));
+
+  std::string replacement = lines(0, 20, "b");
+  ASSERT_EQ(replacement.size(), size_t(before.st_size));
+  overwriteInPlace(path, replacement);
+  struct stat after;
+  ASSERT_EQ(::stat(path.c_str(), &after), 0);
+  ASSERT_EQ(before.st_ino, after.st_ino);
+  ASSERT_EQ(before.st_size, after.st_size);
+
+  auto stats = reader.read(sink);
+  ASSERT_TRUE(bool(stats));
+  EXPECT_TRUE(stats->rewritten);
+  EXPECT_EQ(sink.rewrites, 1);
+  ASSERT_EQ(sink.entries.size(), 20u);
+  EXPECT_EQ(sink.entries[0].second, "b0");
+  EXPECT_EQ(sink.entries[19].second, "b19");
+}
+
+TEST(PerfMapReader, SameSizeRewriteChangingOnlyTheTail) {
+  TempDir dir;
+  std::string path = dir.file("perf-6t.map");
+  std::string original = lines(0, 20, "a");
+  writeFile(path, original);
+  PerfMapReader reader(path);
+  Recorder sink;
+  ASSERT_TRUE(bool(reader.read(sink)));
+  std::string changed = original;
+  changed[changed.size() - 2] = 'Z'; // last symbol's name: "a19" -> "a1Z"
+  overwriteInPlace(path, changed);
+  auto stats = reader.read(sink);
+  ASSERT_TRUE(bool(stats));
+  EXPECT_TRUE(stats->rewritten);
+  ASSERT_EQ(sink.entries.size(), 20u);
+  EXPECT_EQ(sink.entries.back().second, "a1Z");
+}
+
+TEST(PerfMapReader, BiggerRewriteWithDifferentHeadDetected) {
+  TempDir dir;
+  std::string path = dir.file("perf-7.map");
+  writeFile(path, lines(0, 10, "old"));
+  PerfMapReader reader(path);
+  Recorder sink;
+  ASSERT_TRUE(bool(reader.read(sink)));
+  overwriteInPlace(path, lines(0, 40, "new")); // no truncation, grows the file
+  auto stats = reader.read(sink);
+  ASSERT_TRUE(bool(stats));
+  EXPECT_TRUE(stats->rewritten);
+  EXPECT_EQ(stats->entries, 40u);
+  ASSERT_EQ(sink.entries.size(), 40u);
+  EXPECT_EQ(sink.entries[0].second, "new0");
+  EXPECT_EQ(reader.linesRead(), 40u);
+}
+
+TEST(PerfMapReader, AppendAfterRewriteIsIncrementalAgain) {
+  TempDir dir;
+  std::string path = dir.file("perf-7a.map");
+  writeFile(path, lines(0, 10, "old"));
+  PerfMapReader reader(path);
+  Recorder sink;
+  ASSERT_TRUE(bool(reader.read(sink)));
+  writeFile(path, lines(0, 5, "new"));
+  ASSERT_TRUE(bool(reader.read(sink)));
+  appendFile(path, lines(5, 6, "new"));
+  auto stats = reader.read(sink);
+  ASSERT_TRUE(bool(stats));
+  EXPECT_FALSE(stats->rewritten);
+  EXPECT_EQ(stats->entries, 1u);
+  EXPECT_EQ(sink.rewrites, 1);
+  ASSERT_EQ(sink.entries.size(), 6u);
+}
+
+TEST(PerfMapReader, ReplacementByRenameDetected) {
+  TempDir dir;
+  std::string path = dir.file("perf-8.map");
+  std::string content = lines(0, 5);
+  writeFile(path, content);
+  PerfMapReader reader(path);
+  Recorder sink;
+  ASSERT_TRUE(bool(reader.read(sink)));
+
+  // Identical bytes in a new file (new inode): still a different file.
+  std::string tmp = dir.file("perf-8.map.tmp");
+  writeFile(tmp, content + lines(5, 6));
+  struct stat oldSt, newSt;
+  ASSERT_EQ(::stat(path.c_str(), &oldSt), 0);
+  ASSERT_EQ(::stat(tmp.c_str(), &newSt), 0);
+  ASSERT_NE(oldSt.st_ino, newSt.st_ino); // both exist, so inodes differ
+  ASSERT_EQ(::rename(tmp.c_str(), path.c_str()), 0);
+
+  auto stats = reader.read(sink);
+  ASSERT_TRUE(bool(stats));
+  EXPECT_TRUE(stats->rewritten);
+  EXPECT_EQ(sink.rewrites, 1);
+  EXPECT_EQ(stats->entries, 6u);
+  EXPECT_EQ(sink.entries.size(), 6u);
+}
+
+TEST(PerfMapReader, LinesSpanningReadChunks) {
+  // The reader reads 4 MiB at a time: lines crossing a chunk boundary and the
+  // line count must come out the same.
+  TempDir dir;
+  std::string path = dir.file("perf-9.map");
+  std::string text;
+  constexpr int kLines = 300000; // ~ 9 MiB
+  char buffer[96];
+  for (int i = 0; i < kLines; ++i) {
+    std::snprintf(buffer, sizeof(buffer), "%x %x LazyCompile:*function_%d /app.js:%d\n",
+                  0x100000 + i * 0x40, 0x40, i, i);
+    text += buffer;
+  }
+  ASSERT_GT(text.size(), size_t(8) << 20);
+  writeFile(path, text);
+  PerfMapReader reader(path);
+  SymbolTable table;
+  TableSink sink(table);
+  auto stats = reader.read(sink);
+  ASSERT_TRUE(bool(stats));
+  sink.finish();
+  EXPECT_EQ(stats->entries, uint64_t(kLines));
+  EXPECT_EQ(stats->malformed, 0u);
+  EXPECT_TRUE(sink.diagnostics.empty());
+  EXPECT_EQ(stats->bytesRead, text.size());
+  EXPECT_EQ(reader.linesRead(), uint64_t(kLines));
+  EXPECT_EQ(table.size(), size_t(kLines));
+  for (int i : {0, 1, 50000, 123456, kLines - 1}) {
+    const Symbol *s = table.findByAddress(0x100000 + uint64_t(i) * 0x40 + 3);
+    ASSERT_NE(s, nullptr) << i;
+    EXPECT_EQ(table.name(*s), "LazyCompile:*function_" + std::to_string(i) + " /app.js:" +
+                                  std::to_string(i));
+  }
+}
+
+TEST(PerfMapReader, SymlinkRefused) {
+  TempDir dir;
+  std::string target = dir.file("real.map");
+  std::string link = dir.file("perf-10.map");
+  writeFile(target, "1000 10 a\n");
+  ASSERT_EQ(::symlink(target.c_str(), link.c_str()), 0);
+  PerfMapReader reader(link);
+  Recorder sink;
+  auto stats = reader.read(sink);
+  ASSERT_FALSE(bool(stats));
+  std::string message = errorText(stats.takeError());
+  EXPECT_NE(message.find("symbolic link"), std::string::npos) << message;
+  EXPECT_NE(message.find(link), std::string::npos) << message;
+  EXPECT_TRUE(sink.entries.empty());
+}
+
+TEST(PerfMapReader, DirectoryRefused) {
+  TempDir dir;
+  std::string sub = dir.file("perf-11.map");
+  ASSERT_EQ(::mkdir(sub.c_str(), 0700), 0);
+  PerfMapReader reader(sub);
+  Recorder sink;
+  auto stats = reader.read(sink);
+  ASSERT_FALSE(bool(stats));
+  std::string message = errorText(stats.takeError());
+  EXPECT_NE(message.find("is not a regular file"), std::string::npos) << message;
+}
+
+TEST(PerfMapReader, FifoRefusedWithoutBlocking) {
+  TempDir dir;
+  std::string fifo = dir.file("perf-12.map");
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  PerfMapReader reader(fifo);
+  Recorder sink;
+  auto stats = reader.read(sink);
+  ASSERT_FALSE(bool(stats));
+  std::string message = errorText(stats.takeError());
+  EXPECT_NE(message.find("is not a regular file"), std::string::npos) << message;
+}
+
+TEST(PerfMapReader, UntrustedOwnerRefused) {
+  TempDir dir;
+  std::string path = dir.file("perf-13.map");
+  writeFile(path, "1000 10 a\n");
+  if (::chown(path.c_str(), 12345, 12345) != 0)
+    GTEST_SKIP() << "cannot chown (not running as root)";
+  PerfMapReader reader(path, TrustPolicy{uid_t(54321)});
+  Recorder sink;
+  auto stats = reader.read(sink);
+  ASSERT_FALSE(bool(stats));
+  std::string message = errorText(stats.takeError());
+  EXPECT_NE(message.find("--force"), std::string::npos) << message;
+  EXPECT_NE(message.find("12345"), std::string::npos) << message;
+  EXPECT_NE(message.find("54321"), std::string::npos) << message;
+  EXPECT_TRUE(sink.entries.empty());
+
+  // The expected owner, or no policy at all, is accepted.
+  PerfMapReader owned(path, TrustPolicy{uid_t(12345)});
+  EXPECT_TRUE(bool(owned.read(sink)));
+  PerfMapReader anyone(path);
+  EXPECT_TRUE(bool(anyone.read(sink)));
+}
+
+TEST(PerfMapReader, RootOwnedFileAlwaysTrusted) {
+  TempDir dir;
+  std::string path = dir.file("perf-14.map");
+  writeFile(path, "1000 10 a\n");
+  if (::chown(path.c_str(), 0, 0) != 0)
+    GTEST_SKIP() << "cannot chown to root";
+  PerfMapReader reader(path, TrustPolicy{uid_t(54321)});
+  Recorder sink;
+  auto stats = reader.read(sink);
+  ASSERT_TRUE(bool(stats)) << errorText(stats.takeError());
+  EXPECT_EQ(sink.entries.size(), 1u);
+}
+
+TEST(PerfMapReader, MissingFileNamesThePath) {
+  TempDir dir;
+  std::string path = dir.file("perf-404.map");
+  PerfMapReader reader(path);
+  Recorder sink;
+  auto stats = reader.read(sink);
+  ASSERT_FALSE(bool(stats));
+  std::string message = errorText(stats.takeError());
+  EXPECT_NE(message.find(path), std::string::npos) << message;
+  EXPECT_NE(message.find("No such file"), std::string::npos) << message;
+}
+
+TEST(PerfMapReader, FileDeletedAfterReadIsAnError) {
+  TempDir dir;
+  std::string path = dir.file("perf-15.map");
+  writeFile(path, "1000 10 a\n");
+  PerfMapReader reader(path);
+  Recorder sink;
+  ASSERT_TRUE(bool(reader.read(sink)));
+  ASSERT_EQ(::unlink(path.c_str()), 0);
+  auto stats = reader.read(sink);
+  EXPECT_FALSE(bool(stats));
+  if (!stats)
+    llvm::consumeError(stats.takeError());
+}
+
+TEST(TableSink, RewriteYieldsOnlyRealDifferences) {
+  TempDir dir;
+  std::string path = dir.file("perf-16.map");
+  writeFile(path, "1000 10 same\n"
+                  "2000 10 old-name\n"
+                  "3000 10 dropped\n"
+                  "4000 10 same-too\n");
+  SymbolTable table;
+  TableSink sink(table);
+  PerfMapReader reader(path);
+  ASSERT_TRUE(bool(reader.read(sink)));
+  sink.finish();
+  SymbolChanges first = table.takeChanges();
+  EXPECT_EQ(first.added.size(), 4u);
+
+  // HotSpot's Compiler.perfmap rewrites the whole file.
+  writeFile(path, "1000 10 same\n"
+                  "2000 10 new-name\n"
+                  "4000 10 same-too\n"
+                  "5000 10 added\n");
+  auto stats = reader.read(sink);
+  ASSERT_TRUE(bool(stats));
+  EXPECT_TRUE(stats->rewritten);
+  // Until finish(), the table still holds the old content.
+  EXPECT_EQ(table.name(*table.findByAddress(0x2000)), "old-name");
+  sink.finish();
+  EXPECT_EQ(table.size(), 4u);
+  EXPECT_EQ(table.name(*table.findByAddress(0x2000)), "new-name");
+  EXPECT_EQ(table.findByAddress(0x3000), nullptr);
+
+  SymbolChanges changes = table.takeChanges();
+  std::vector<uint64_t> removed;
+  for (const RemovedRange &r : changes.removed)
+    removed.push_back(r.address);
+  std::sort(removed.begin(), removed.end());
+  EXPECT_EQ(removed, (std::vector<uint64_t>{0x2000, 0x3000}));
+  std::vector<std::string> added;
+  for (const Symbol *s : changes.added)
+    added.emplace_back(table.name(*s));
+  EXPECT_EQ(added, (std::vector<std::string>{"new-name", "added"}));
+
+  // An identical rewrite (new inode, same bytes) changes nothing.
+  std::string same = "1000 10 same\n2000 10 new-name\n4000 10 same-too\n5000 10 added\n";
+  std::string tmp = dir.file("perf-16.tmp");
+  writeFile(tmp, same);
+  ASSERT_EQ(::rename(tmp.c_str(), path.c_str()), 0);
+  stats = reader.read(sink);
+  ASSERT_TRUE(bool(stats));
+  EXPECT_TRUE(stats->rewritten);
+  sink.finish();
+  EXPECT_TRUE(table.takeChanges().empty());
+  EXPECT_EQ(table.size(), 4u);
+}
+
+TEST(TableSink, AppendsGoStraightToTheTable) {
+  TempDir dir;
+  std::string path = dir.file("perf-17.map");
+  writeFile(path, "1000 10 a\nzz 10 bad\n");
+  SymbolTable table;
+  TableSink sink(table);
+  PerfMapReader reader(path);
+  ASSERT_TRUE(bool(reader.read(sink)));
+  EXPECT_EQ(table.size(), 1u); // no finish() needed without a rewrite
+  ASSERT_EQ(sink.diagnostics.size(), 1u);
+  EXPECT_EQ(sink.diagnostics[0].line, 2u);
+  appendFile(path, "1008 10 overlaps\n");
+  ASSERT_TRUE(bool(reader.read(sink)));
+  sink.finish();
+  EXPECT_EQ(table.size(), 1u);
+  EXPECT_EQ(table.name(*table.findByAddress(0x1008)), "overlaps");
+}
+
+TEST(TableSink, AppendedBatchReplacingItsOwnEntryStillRemovesOldSymbol) {
+  // Regression test for a fixed bug: end-to-end form of SymbolTable DeadBatchSymbolStillRemovesLiveOne.
+  // "1000 100 D" reuses L's memory and is itself replaced by "1080 10 K" in the
+  // same appended chunk; SymbolTable::flush keeps L because only batch
+  // survivors remove live symbols, so 0x1000 still symbolizes as "L".
+  TempDir dir;
+  std::string path = dir.file("perf-18.map");
+  writeFile(path, "1000 10 L\n");
+  SymbolTable table;
+  TableSink sink(table);
+  PerfMapReader reader(path);
+  ASSERT_TRUE(bool(reader.read(sink)));
+  table.takeChanges(); // the debugger syncs
+  appendFile(path, "1000 100 D\n1080 10 K\n");
+  ASSERT_TRUE(bool(reader.read(sink)));
+  sink.finish();
+  EXPECT_EQ(table.findByAddress(0x1000), nullptr);
+  EXPECT_EQ(table.size(), 1u);
+}

@@ -1,0 +1,188 @@
+// /proc parsers and perf map discovery over a fake procRoot tree.
+#include "jitsym/ProcessFiles.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <string>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <vector>
+
+using namespace jitsym;
+
+namespace {
+
+class TempDir {
+public:
+  TempDir() {
+    char tmpl[] = "/tmp/jitsym-proc-XXXXXX";
+    const char *made = ::mkdtemp(tmpl);
+    if (made)
+      path_ = made;
+  }
+  ~TempDir() {
+    if (!path_.empty())
+      std::system(("rm -rf '" + path_ + "'").c_str());
+  }
+  const std::string &path() const { return path_; }
+
+private:
+  std::string path_;
+};
+
+void makeDirs(const std::string &path) {
+  std::string partial;
+  for (size_t pos = 1; pos <= path.size(); ++pos) {
+    if (pos == path.size() || path[pos] == '/') {
+      partial = path.substr(0, pos);
+      ::mkdir(partial.c_str(), 0755);
+    }
+  }
+}
+
+void writeFile(const std::string &path, const std::string &text) {
+  makeDirs(path.substr(0, path.rfind('/')));
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << text;
+}
+
+// A /proc/PID/stat line with the given comm and start time in field 22.
+std::string statLine(uint64_t pid, const std::string &comm, uint64_t startTime) {
+  std::string line = std::to_string(pid) + " (" + comm + ") S 1 4242 4242 0 -1 4194560 "
+                     "1234 0 0 0 10 5 0 0 20 0 7 0 " + std::to_string(startTime) +
+                     " 123456789 2048 18446744073709551615 1 1 0 0 0 0 0 4096 0 0 0 0 17 1 0 0\n";
+  return line;
+}
+
+const char *const kStatus = "Name:\tnode\n"
+                            "Umask:\t0022\n"
+                            "State:\tS (sleeping)\n"
+                            "Tgid:\t4242\n"
+                            "NStgid:\t4242\t17\n"
+                            "Pid:\t4242\n"
+                            "PPid:\t1\n"
+                            "Uid:\t1000\t1001\t1002\t1003\n"
+                            "Gid:\t1000\t1000\t1000\t1000\n";
+
+} // namespace
+
+TEST(ProcessFiles, ParseStartTime) {
+  EXPECT_EQ(parseStartTime(statLine(4242, "node", 987654)), 987654u);
+}
+
+TEST(ProcessFiles, ParseStartTimeWithHostileComm) {
+  // comm may contain spaces and parentheses, even ") S 1 2 3".
+  EXPECT_EQ(parseStartTime(statLine(4242, "my (weird) prog", 55)), 55u);
+  EXPECT_EQ(parseStartTime(statLine(4242, "a) S 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21", 77)),
+            77u);
+  EXPECT_EQ(parseStartTime(statLine(4242, " ) ", 78)), 78u);
+}
+
+TEST(ProcessFiles, ParseStartTimeMalformed) {
+  EXPECT_EQ(parseStartTime(""), std::nullopt);
+  EXPECT_EQ(parseStartTime("4242 node S 1 2 3"), std::nullopt); // no parentheses
+  EXPECT_EQ(parseStartTime("4242 (node) S 1 2 3"), std::nullopt); // too short
+  std::string bad = statLine(1, "x", 31337);
+  bad.replace(bad.find(" 31337 "), 7, " zz ");
+  EXPECT_EQ(parseStartTime(bad), std::nullopt);
+}
+
+TEST(ProcessFiles, ParseNamespacedPid) {
+  EXPECT_EQ(parseNamespacedPid(kStatus), 17u);
+  EXPECT_EQ(parseNamespacedPid("NStgid:\t4242\t17"), 17u);
+  EXPECT_EQ(parseNamespacedPid("NStgid:\t4242\n"), 4242u);
+  EXPECT_EQ(parseNamespacedPid("NStgid:\t4242\t100\t7\n"), 7u);
+  EXPECT_EQ(parseNamespacedPid("Tgid:\t4242\n"), std::nullopt);
+  EXPECT_EQ(parseNamespacedPid("NStgid:\n"), std::nullopt);
+  EXPECT_EQ(parseNamespacedPid("XNStgid:\t5\n"), std::nullopt);
+  // "NStgid" must be the whole key, not a prefix of another one.
+  EXPECT_EQ(parseNamespacedPid("NStgidX:\t5\nNStgid:\t6\n"), 6u);
+}
+
+TEST(ProcessFiles, ParseRealUid) {
+  EXPECT_EQ(parseRealUid(kStatus), uid_t(1000));
+  EXPECT_EQ(parseRealUid("Uid:\t0\t0\t0\t0"), uid_t(0));
+  EXPECT_EQ(parseRealUid("Name:\tx\n"), std::nullopt);
+  EXPECT_EQ(parseRealUid("Uid:\tabc\t1\n"), std::nullopt);
+  EXPECT_EQ(parseRealUid("Uid:\n"), std::nullopt);
+}
+
+TEST(ProcessFiles, ReadersOverFakeProc) {
+  TempDir proc;
+  writeFile(proc.path() + "/4242/stat", statLine(4242, "node", 31337));
+  writeFile(proc.path() + "/4242/status", kStatus);
+  auto identity = readProcessIdentity(4242, proc.path());
+  ASSERT_TRUE(identity.has_value());
+  EXPECT_EQ(*identity, (ProcessIdentity{4242, 31337}));
+  EXPECT_NE(*identity, (ProcessIdentity{4242, 31338}));
+  EXPECT_EQ(readProcessUid(4242, proc.path()), uid_t(1000));
+  EXPECT_EQ(readProcessIdentity(999, proc.path()), std::nullopt);
+  EXPECT_EQ(readProcessUid(999, proc.path()), std::nullopt);
+  EXPECT_EQ(readFile(proc.path() + "/nope"), std::nullopt);
+  EXPECT_EQ(readFile(proc.path() + "/4242/status"), std::string(kStatus));
+}
+
+TEST(ProcessFiles, OwnIdentityFromRealProc) {
+  if (::access("/proc/self/stat", R_OK) != 0)
+    GTEST_SKIP() << "no /proc";
+  auto identity = readProcessIdentity(::getpid());
+  ASSERT_TRUE(identity.has_value());
+  EXPECT_EQ(identity->pid, uint64_t(::getpid()));
+  EXPECT_GT(identity->startTime, 0u);
+  EXPECT_EQ(readProcessUid(::getpid()), ::getuid());
+}
+
+TEST(ProcessFiles, CandidatesUseNamespacedPidInsideRoot) {
+  TempDir proc;
+  const std::string root = proc.path();
+  writeFile(root + "/4242/status", kStatus);
+  std::vector<std::string> candidates = perfMapCandidates(4242, root);
+  ASSERT_GE(candidates.size(), 3u);
+  EXPECT_EQ(candidates[0], root + "/4242/root/tmp/perf-17.map");
+  EXPECT_EQ(candidates[1], "/tmp/perf-4242.map");
+  EXPECT_EQ(candidates[2], root + "/4242/root/data/local/tmp/perf-17.map");
+}
+
+TEST(ProcessFiles, CandidatesWithoutStatusUseHostPid) {
+  TempDir proc;
+  std::vector<std::string> candidates = perfMapCandidates(4243, proc.path());
+  ASSERT_EQ(candidates.size(), 3u);
+  EXPECT_EQ(candidates[0], proc.path() + "/4243/root/tmp/perf-4243.map");
+}
+
+TEST(ProcessFiles, AndroidPackageCandidate) {
+  TempDir proc;
+  const std::string root = proc.path();
+  writeFile(root + "/500/status", "NStgid:\t500\n");
+  writeFile(root + "/500/cmdline", std::string("com.example.app:service\0--flag\0", 31));
+  std::vector<std::string> candidates = perfMapCandidates(500, root);
+  ASSERT_EQ(candidates.size(), 4u);
+  EXPECT_EQ(candidates[3], root + "/500/root/data/data/com.example.app/perf-500.map");
+
+  // A command line that is a path is not a package name.
+  writeFile(root + "/501/cmdline", std::string("/usr/bin/node\0app.js\0", 21));
+  EXPECT_EQ(perfMapCandidates(501, root).size(), 3u);
+}
+
+// PIDs above pid_max so that a real /tmp/perf-PID.map cannot interfere.
+TEST(ProcessFiles, FindPerfMapInContainerRoot) {
+  TempDir proc;
+  const std::string root = proc.path();
+  writeFile(root + "/98764242/status", kStatus);
+  EXPECT_EQ(findPerfMap(98764242, root), std::nullopt);
+  // The host-PID name inside the root is not what the runtime writes.
+  writeFile(root + "/98764242/root/tmp/perf-98764242.map", "1000 10 wrong\n");
+  EXPECT_EQ(findPerfMap(98764242, root), std::nullopt);
+  writeFile(root + "/98764242/root/tmp/perf-17.map", "1000 10 a\n");
+  EXPECT_EQ(findPerfMap(98764242, root), root + "/98764242/root/tmp/perf-17.map");
+}
+
+TEST(ProcessFiles, FindPerfMapAndroidLocation) {
+  TempDir proc;
+  const std::string root = proc.path();
+  writeFile(root + "/98760777/status", "NStgid:\t777\t3\n");
+  writeFile(root + "/98760777/root/data/local/tmp/perf-3.map", "1000 10 a\n");
+  EXPECT_EQ(findPerfMap(98760777, root), root + "/98760777/root/data/local/tmp/perf-3.map");
+}

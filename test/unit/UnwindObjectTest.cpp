@@ -1,0 +1,187 @@
+// The unwind object: a valid x86-64 ELF image with an empty .text covering the
+// window, an .eh_frame whose FDE applies the frame-pointer rule, and the build-id.
+#include "jitsym/UnwindObject.h"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <string>
+
+#include "llvm/BinaryFormat/ELF.h"
+#include "llvm/DebugInfo/DWARF/DWARFContext.h"
+#include "llvm/DebugInfo/DWARF/DWARFDebugFrame.h"
+#include "llvm/Object/ELFObjectFile.h"
+#include "llvm/Object/ObjectFile.h"
+#include "llvm/Support/MemoryBuffer.h"
+
+using namespace jitsym;
+
+namespace {
+
+constexpr uint64_t kStart = 0x7f3a2c000000;
+constexpr uint64_t kEnd = 0x7f3a2c100000;
+
+UuidBytes testUuid() {
+  UuidBytes u;
+  for (size_t i = 0; i < u.size(); ++i)
+    u[i] = static_cast<uint8_t>(0xa0 + i);
+  return u;
+}
+
+std::unique_ptr<llvm::object::ObjectFile> parse(const std::string &image) {
+  auto object = llvm::object::ObjectFile::createObjectFile(
+      llvm::MemoryBufferRef(llvm::StringRef(image.data(), image.size()), "unwind.o"));
+  if (!object) {
+    ADD_FAILURE() << llvm::toString(object.takeError());
+    return nullptr;
+  }
+  return std::move(*object);
+}
+
+} // namespace
+
+TEST(UnwindObject, ElfHeader) {
+  std::string image = buildUnwindObject({kStart, kEnd}, testUuid());
+  ASSERT_GE(image.size(), 64u);
+  EXPECT_EQ(image.substr(0, 4), "\x7f" "ELF");
+  EXPECT_EQ(uint8_t(image[llvm::ELF::EI_CLASS]), llvm::ELF::ELFCLASS64);
+  EXPECT_EQ(uint8_t(image[llvm::ELF::EI_DATA]), llvm::ELF::ELFDATA2LSB);
+  uint16_t machine;
+  std::memcpy(&machine, image.data() + 18, 2); // e_machine; host is little-endian
+  EXPECT_EQ(machine, llvm::ELF::EM_X86_64);
+  auto object = parse(image);
+  ASSERT_TRUE(object);
+  EXPECT_TRUE(object->isELF());
+  EXPECT_EQ(object->getArch(), llvm::Triple::x86_64);
+  EXPECT_EQ(object->getBytesInAddress(), 8u);
+}
+
+TEST(UnwindObject, Sections) {
+  UuidBytes uuid = testUuid();
+  std::string image = buildUnwindObject({kStart, kEnd}, uuid);
+  auto object = parse(image);
+  ASSERT_TRUE(object);
+  bool text = false, ehFrame = false, note = false;
+  for (const llvm::object::SectionRef &section : object->sections()) {
+    auto name = section.getName();
+    ASSERT_TRUE(bool(name)) << llvm::toString(name.takeError());
+    llvm::object::ELFSectionRef elf(section);
+    if (*name == ".text") {
+      text = true;
+      EXPECT_EQ(elf.getType(), llvm::ELF::SHT_NOBITS);
+      EXPECT_EQ(section.getAddress(), kStart);
+      EXPECT_EQ(section.getSize(), kEnd - kStart);
+      EXPECT_TRUE(section.isText());
+      EXPECT_TRUE(elf.getFlags() & llvm::ELF::SHF_ALLOC);
+    } else if (*name == ".eh_frame") {
+      ehFrame = true;
+      EXPECT_EQ(elf.getType(), llvm::ELF::SHT_PROGBITS);
+      EXPECT_GT(section.getSize(), 0u);
+      EXPECT_EQ(section.getAddress(), 0u); // not allocated
+    } else if (*name == ".note.gnu.build-id") {
+      note = true;
+      EXPECT_EQ(elf.getType(), llvm::ELF::SHT_NOTE);
+      auto contents = section.getContents();
+      ASSERT_TRUE(bool(contents));
+      ASSERT_EQ(contents->size(), 32u);
+      uint32_t header[3];
+      std::memcpy(header, contents->data(), sizeof(header));
+      EXPECT_EQ(header[0], 4u);  // "GNU\0"
+      EXPECT_EQ(header[1], 16u); // descriptor size
+      EXPECT_EQ(header[2], uint32_t(llvm::ELF::NT_GNU_BUILD_ID));
+      EXPECT_EQ(std::string(contents->data() + 12, 4), std::string("GNU\0", 4));
+      EXPECT_EQ(std::memcmp(contents->data() + 16, uuid.data(), 16), 0);
+    }
+  }
+  EXPECT_TRUE(text);
+  EXPECT_TRUE(ehFrame);
+  EXPECT_TRUE(note);
+}
+
+TEST(UnwindObject, ProgramHeaderCoversWindowWithoutFileBytes) {
+  std::string image = buildUnwindObject({kStart, kEnd}, testUuid());
+  auto object = parse(image);
+  ASSERT_TRUE(object);
+  auto *elf = llvm::dyn_cast<llvm::object::ELF64LEObjectFile>(object.get());
+  ASSERT_NE(elf, nullptr);
+  auto phdrs = elf->getELFFile().program_headers();
+  ASSERT_TRUE(bool(phdrs)) << llvm::toString(phdrs.takeError());
+  ASSERT_EQ(phdrs->size(), 1u);
+  const auto &load = (*phdrs)[0];
+  EXPECT_EQ(uint32_t(load.p_type), llvm::ELF::PT_LOAD);
+  EXPECT_EQ(uint64_t(load.p_vaddr), kStart);
+  EXPECT_EQ(uint64_t(load.p_memsz), kEnd - kStart);
+  EXPECT_EQ(uint64_t(load.p_filesz), 0u);
+}
+
+TEST(UnwindObject, EhFrameHasFramePointerRule) {
+  std::string image = buildUnwindObject({kStart, kEnd}, testUuid());
+  auto object = parse(image);
+  ASSERT_TRUE(object);
+  auto context = llvm::DWARFContext::create(*object);
+  auto frame = context->getEHFrame();
+  ASSERT_TRUE(bool(frame)) << llvm::toString(frame.takeError());
+  int fdes = 0, cies = 0;
+  for (const llvm::dwarf::FrameEntry &entry : (*frame)->entries()) {
+    if (const auto *cie = llvm::dyn_cast<llvm::dwarf::CIE>(&entry)) {
+      if (cie->getLength() == 0)
+        continue; // the zero terminator
+      ++cies;
+      EXPECT_EQ(cie->getReturnAddressRegister(), 16u);
+      EXPECT_EQ(cie->getDataAlignmentFactor(), -8);
+      continue;
+    }
+    const auto *fde = llvm::cast<llvm::dwarf::FDE>(&entry);
+    ++fdes;
+    // Starts a little below the section, ends with it.
+    EXPECT_LE(fde->getInitialLocation(), kStart);
+    EXPECT_GE(fde->getInitialLocation(), kStart - 64);
+    EXPECT_EQ(fde->getInitialLocation() + fde->getAddressRange(), kEnd);
+    auto table = llvm::dwarf::createUnwindTable(fde);
+    ASSERT_TRUE(bool(table)) << llvm::toString(table.takeError());
+    ASSERT_GE(table->size(), 1u);
+    const llvm::dwarf::UnwindRow &row = *table->begin();
+    const auto &cfa = row.getCFAValue();
+    EXPECT_EQ(cfa.getLocation(), llvm::dwarf::UnwindLocation::RegPlusOffset);
+    EXPECT_EQ(cfa.getRegister(), 6u); // rbp
+    EXPECT_EQ(cfa.getOffset(), 16);
+    auto rip = row.getRegisterLocations().getRegisterLocation(16);
+    ASSERT_TRUE(rip.has_value());
+    EXPECT_EQ(rip->getLocation(), llvm::dwarf::UnwindLocation::CFAPlusOffset);
+    EXPECT_EQ(rip->getOffset(), -8);
+    EXPECT_TRUE(rip->getDereference());
+    auto rbp = row.getRegisterLocations().getRegisterLocation(6);
+    ASSERT_TRUE(rbp.has_value());
+    EXPECT_EQ(rbp->getOffset(), -16);
+    EXPECT_TRUE(rbp->getDereference());
+  }
+  EXPECT_EQ(cies, 1);
+  EXPECT_EQ(fdes, 1);
+}
+
+TEST(UnwindObject, LowWindowDoesNotWrapFdeStart) {
+  std::string image = buildUnwindObject({0x8, 0x100000}, testUuid());
+  auto object = parse(image);
+  ASSERT_TRUE(object);
+  auto context = llvm::DWARFContext::create(*object);
+  auto frame = context->getEHFrame();
+  ASSERT_TRUE(bool(frame)) << llvm::toString(frame.takeError());
+  for (const llvm::dwarf::FrameEntry &entry : (*frame)->entries())
+    if (const auto *fde = llvm::dyn_cast<llvm::dwarf::FDE>(&entry)) {
+      EXPECT_EQ(fde->getInitialLocation(), 0u);
+      EXPECT_EQ(fde->getAddressRange(), 0x100000u);
+    }
+}
+
+TEST(UnwindObject, DifferentUuidOnlyChangesTheNote) {
+  UuidBytes a = testUuid(), b = testUuid();
+  b[0] ^= 0xff;
+  std::string ia = buildUnwindObject({kStart, kEnd}, a);
+  std::string ib = buildUnwindObject({kStart, kEnd}, b);
+  ASSERT_EQ(ia.size(), ib.size());
+  size_t differing = 0;
+  for (size_t i = 0; i < ia.size(); ++i)
+    differing += ia[i] != ib[i];
+  EXPECT_EQ(differing, 1u);
+  EXPECT_EQ(buildUnwindObject({kStart, kEnd}, a), ia); // deterministic
+}
