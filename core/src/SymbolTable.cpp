@@ -188,6 +188,30 @@ void SymbolTable::flush() const {
     nameIndexValid_ = false;
     return;
   }
+  // Nothing live removed (the usual sync: new code only): merge in place from
+  // the back, so only the entries above the lowest new address move.
+  if (std::find(liveDead.begin(), liveDead.end(), 1) == liveDead.end()) {
+    size_t survivors = 0;
+    for (size_t i = 0; i < batch.size(); ++i)
+      survivors += !dead[i];
+    size_t a = live_.size(), b = batch.size();
+    live_.resize(live_.size() + survivors);
+    size_t w = live_.size();
+    while (b > 0) {
+      if (dead[b - 1]) {
+        --b;
+        continue;
+      }
+      if (a > 0 && live_[a - 1].address > batch[b - 1].address) {
+        live_[--w] = live_[--a];
+      } else {
+        pendingAdded_.push_back(batch[b - 1].address);
+        live_[--w] = batch[--b];
+      }
+    }
+    nameIndexValid_ = false;
+    return;
+  }
   std::vector<Symbol> merged;
   merged.reserve(live_.size() + batch.size());
   size_t a = 0, b = 0;
