@@ -9,6 +9,8 @@
 
 #include <algorithm>
 #include <cstddef>
+#include "FuzzCheck.h"
+
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -20,16 +22,6 @@ using namespace jitsym;
 
 namespace {
 
-[[noreturn]] void fail(const char *what) {
-  std::fprintf(stderr, "INVARIANT VIOLATED: %s\n", what);
-  std::abort();
-}
-
-#define CHECK(cond)                                                                \
-  do {                                                                             \
-    if (!(cond))                                                                   \
-      fail(#cond);                                                                 \
-  } while (0)
 
 } // namespace
 

@@ -16,6 +16,8 @@
 #include "jitsym/SymbolTable.h"
 
 #include <cstddef>
+#include "FuzzCheck.h"
+
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -28,16 +30,6 @@ using namespace jitsym;
 
 namespace {
 
-[[noreturn]] void fail(const char *what) {
-  std::fprintf(stderr, "INVARIANT VIOLATED: %s\n", what);
-  std::abort();
-}
-
-#define CHECK(cond)                                                                \
-  do {                                                                             \
-    if (!(cond))                                                                   \
-      fail(#cond);                                                                 \
-  } while (0)
 
 struct Owned {
   uint64_t address, size;

@@ -1,5 +1,6 @@
 // PerfMapReader over real files: appends, pending lines, rewrites, replacement,
 // refusal of links, non-regular files and untrusted owners; and TableSink.
+#include "TempDir.h"
 #include "jitsym/PerfMapReader.h"
 #include "jitsym/SymbolTable.h"
 #include "jitsym/TableSink.h"
@@ -18,27 +19,10 @@
 #include <vector>
 
 using namespace jitsym;
+using jitsym::test::TempDir;
 
 namespace {
 
-class TempDir {
-public:
-  TempDir() {
-    char tmpl[] = "/tmp/jitsym-reader-XXXXXX";
-    const char *made = ::mkdtemp(tmpl);
-    if (made)
-      path_ = made;
-  }
-  ~TempDir() {
-    if (!path_.empty())
-      std::system(("rm -rf '" + path_ + "'").c_str());
-  }
-  const std::string &path() const { return path_; }
-  std::string file(const std::string &name) const { return path_ + "/" + name; }
-
-private:
-  std::string path_;
-};
 
 void writeFile(const std::string &path, const std::string &text) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);

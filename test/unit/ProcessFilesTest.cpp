@@ -1,4 +1,5 @@
 // /proc parsers and perf map discovery over a fake procRoot tree.
+#include "TempDir.h"
 #include "jitsym/ProcessFiles.h"
 
 #include <gtest/gtest.h>
@@ -11,26 +12,10 @@
 #include <vector>
 
 using namespace jitsym;
+using jitsym::test::TempDir;
 
 namespace {
 
-class TempDir {
-public:
-  TempDir() {
-    char tmpl[] = "/tmp/jitsym-proc-XXXXXX";
-    const char *made = ::mkdtemp(tmpl);
-    if (made)
-      path_ = made;
-  }
-  ~TempDir() {
-    if (!path_.empty())
-      std::system(("rm -rf '" + path_ + "'").c_str());
-  }
-  const std::string &path() const { return path_; }
-
-private:
-  std::string path_;
-};
 
 void makeDirs(const std::string &path) {
   std::string partial;
