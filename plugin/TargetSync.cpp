@@ -88,7 +88,7 @@ std::vector<Mapping> TargetSync::memoryMap(const lldb::SBProcess &constProcess) 
 bool TargetSync::namedByOtherModule(uint64_t address) {
   lldb::SBAddress resolved = target_.ResolveLoadAddress(address);
   lldb::SBModule module = resolved.GetModule();
-  return module.IsValid() && !(modules_ && modules_->isOurs(module));
+  return module.IsValid() && !(modules_ && modules_->isWindowModule(address, module));
 }
 
 llvm::Error TargetSync::publish(lldb::SBDebugger &debugger, SymbolChanges &changes,

@@ -33,11 +33,9 @@ const WindowModule *WindowModules::find(uint64_t index) const {
   return it == windows_.end() ? nullptr : &it->second;
 }
 
-bool WindowModules::isOurs(const lldb::SBModule &module) const {
-  for (const auto &entry : windows_)
-    if (entry.second.module == module)
-      return true;
-  return false;
+bool WindowModules::isWindowModule(uint64_t address, const lldb::SBModule &module) const {
+  const WindowModule *window = find(windowIndexOf(address));
+  return window && window->module == module;
 }
 
 uint64_t WindowModules::symbolCount() const {

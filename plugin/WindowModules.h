@@ -46,7 +46,8 @@ public:
                      const SymbolTable &table, const std::vector<const Symbol *> &symbols);
 
   const WindowModule *find(uint64_t index) const;
-  bool isOurs(const lldb::SBModule &module) const;
+  // Whether `module` is the one this object made for the window of `address`.
+  bool isWindowModule(uint64_t address, const lldb::SBModule &module) const;
   size_t size() const { return windows_.size(); }
   uint64_t symbolCount() const;
 

@@ -19,8 +19,9 @@ int hexDigit(char c) {
   return -1;
 }
 
-// Reads a hex field with an optional 0x prefix; fails on junk or overflow.
-bool parseHexField(std::string_view field, uint64_t &value) {
+} // namespace
+
+bool parseHexNumber(std::string_view field, uint64_t &value) {
   if (field.size() > 2 && field[0] == '0' && (field[1] == 'x' || field[1] == 'X'))
     field.remove_prefix(2);
   if (field.empty())
@@ -35,6 +36,8 @@ bool parseHexField(std::string_view field, uint64_t &value) {
   value = v;
   return true;
 }
+
+namespace {
 
 std::string_view nextField(std::string_view &rest) {
   size_t end = 0;
@@ -68,7 +71,7 @@ bool parsePerfMapLine(std::string_view line, PerfMapEntry &entry,
   skipBlanks(rest);
 
   std::string_view addressField = nextField(rest);
-  if (!parseHexField(addressField, entry.address)) {
+  if (!parseHexNumber(addressField, entry.address)) {
     error = "malformed address field " + quoted(addressField);
     return false;
   }
@@ -78,7 +81,7 @@ bool parsePerfMapLine(std::string_view line, PerfMapEntry &entry,
     return false;
   }
   std::string_view sizeField = nextField(rest);
-  if (!parseHexField(sizeField, entry.size)) {
+  if (!parseHexNumber(sizeField, entry.size)) {
     error = "malformed size field " + quoted(sizeField);
     return false;
   }

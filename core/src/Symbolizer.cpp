@@ -1,6 +1,8 @@
 // Address description and crash-log symbolication.
 #include "jitsym/Symbolizer.h"
 
+#include "jitsym/PerfMapParser.h"
+
 #include <cctype>
 #include <cstdio>
 
@@ -21,18 +23,12 @@ std::string hex(uint64_t value) {
 } // namespace
 
 std::optional<uint64_t> parseAddress(std::string_view text) {
-  if (text.size() > 2 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X'))
-    text.remove_prefix(2);
-  if (text.empty() || text.size() > 16)
-    return std::nullopt;
+  std::string_view digits = text;
+  if (digits.size() > 2 && digits[0] == '0' && (digits[1] == 'x' || digits[1] == 'X'))
+    digits.remove_prefix(2);
   uint64_t value = 0;
-  for (char c : text) {
-    if (!isHex(c))
-      return std::nullopt;
-    value = value * 16 + static_cast<uint64_t>(std::isdigit(static_cast<unsigned char>(c))
-                                                   ? c - '0'
-                                                   : std::tolower(c) - 'a' + 10);
-  }
+  if (digits.size() > 16 || !parseHexNumber(text, value))
+    return std::nullopt;
   return value;
 }
 

@@ -16,6 +16,10 @@ struct PerfMapEntry {
   std::string_view name;
 };
 
+// Reads a hexadecimal number with an optional 0x prefix (leading zeros allowed,
+// as HotSpot pads to 16 digits); false on junk or a value over 64 bits.
+bool parseHexNumber(std::string_view text, uint64_t &value);
+
 // Parses one line without its newline (a trailing '\r' is tolerated). Both the
 // documented bare-hex form (Node, Mono) and the 0x form (HotSpot) are accepted.
 // Returns false and sets `error` to what is wrong when the line is malformed.
