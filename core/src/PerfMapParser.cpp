@@ -9,15 +9,19 @@ namespace {
 
 bool isBlank(char c) { return c == ' ' || c == '\t'; }
 
-int hexDigit(char c) {
-  if (c >= '0' && c <= '9')
-    return c - '0';
-  if (c >= 'a' && c <= 'f')
-    return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F')
-    return c - 'A' + 10;
-  return -1;
-}
+// Hex digit values by byte; -1 for anything else.
+constexpr struct HexTable {
+  signed char value[256];
+  constexpr HexTable() : value() {
+    for (int c = 0; c < 256; ++c)
+      value[c] = c >= '0' && c <= '9'   ? c - '0'
+                 : c >= 'a' && c <= 'f' ? c - 'a' + 10
+                 : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                        : -1;
+  }
+} kHex;
+
+int hexDigit(char c) { return kHex.value[static_cast<unsigned char>(c)]; }
 
 } // namespace
 
@@ -63,8 +67,54 @@ std::string quoted(std::string_view field) {
 
 } // namespace
 
+namespace {
+
+// Reads hex digits (after an optional 0x) up to a blank; false when the field
+// is anything else, so the careful parser can say what is wrong.
+bool scanHexField(const char *&p, const char *end, uint64_t &value) {
+  if (end - p > 2 && p[0] == '0' && (p[1] == 'x' || p[1] == 'X') && !isBlank(p[2]))
+    p += 2;
+  const char *first = p;
+  uint64_t v = 0;
+  int d;
+  while (p < end && (d = hexDigit(*p)) >= 0) {
+    if (p - first == 16)
+      return false;
+    v = (v << 4) | static_cast<uint64_t>(d);
+    ++p;
+  }
+  if (p == first || p == end || !isBlank(*p))
+    return false;
+  value = v;
+  return true;
+}
+
+// The shape almost every line has, in one pass: "HEX HEX name" with no CR and
+// no trailing blanks. Anything else goes to the careful parser below.
+bool parseCommonLine(std::string_view line, PerfMapEntry &entry) {
+  const char *p = line.data(), *end = p + line.size();
+  if (p == end || isBlank(end[-1]) || end[-1] == '\r')
+    return false;
+  if (!scanHexField(p, end, entry.address))
+    return false;
+  while (p < end && isBlank(*p))
+    ++p;
+  if (!scanHexField(p, end, entry.size))
+    return false;
+  while (p < end && isBlank(*p))
+    ++p;
+  if (p == end || entry.address + (entry.size ? entry.size : 1) <= entry.address)
+    return false;
+  entry.name = std::string_view(p, static_cast<size_t>(end - p));
+  return true;
+}
+
+} // namespace
+
 bool parsePerfMapLine(std::string_view line, PerfMapEntry &entry,
                       std::string &error) {
+  if (parseCommonLine(line, entry))
+    return true;
   if (!line.empty() && line.back() == '\r')
     line.remove_suffix(1);
   std::string_view rest = line;
@@ -118,7 +168,8 @@ PerfMapChunkResult parsePerfMapChunk(
     size_t end = static_cast<const char *>(nl) - data;
     std::string_view line(data + pos, end - pos);
     uint64_t lineNumber = firstLine + result.linesConsumed;
-    bool blank = line.find_first_not_of(" \t\r") == std::string_view::npos;
+    bool blank = (line.empty() || isBlank(line[0]) || line[0] == '\r') &&
+                 line.find_first_not_of(" \t\r") == std::string_view::npos;
     if (!blank) {
       if (parsePerfMapLine(line, entry, error))
         onEntry(entry);

@@ -2,47 +2,125 @@
 // change tracking.
 #include "jitsym/SymbolTable.h"
 
+#include "jitsym/Parallel.h"
+
 #include <algorithm>
+#include <cstring>
 #include <map>
 #include <numeric>
 
 namespace jitsym {
 namespace {
 
-// Orders `symbols` by address, keeping announcement order among equal
-// addresses: a stable LSD radix sort on 16-bit digits of (address, position)
-// pairs, skipping digits that are the same everywhere (the high bits of
-// addresses in one process usually are).
-void sortByAddress(std::vector<Symbol> &symbols) {
+// Stable LSD radix sort of `keys` by bits [firstBit, endBit) of digitSource(key),
+// 11 bits at a time so each scatter stays within the cache. One pass counts every
+// digit; digits that are the same in every key are skipped.
+template <class Key, class Bits>
+void radixSort(BigArray<Key> &keys, unsigned firstBit, unsigned endBit, Bits bitsOf) {
+  constexpr unsigned kDigitBits = 11;
+  constexpr size_t kBuckets = size_t(1) << kDigitBits;
+  const unsigned digits = (endBit - firstBit + kDigitBits - 1) / kDigitBits;
+  std::vector<size_t> counts(digits * kBuckets, 0);
+  auto digit = [&](const Key &k, unsigned d) {
+    return (bitsOf(k) >> (firstBit + d * kDigitBits)) & (kBuckets - 1);
+  };
+  for (const Key &k : keys)
+    for (unsigned d = 0; d < digits; ++d)
+      ++counts[d * kBuckets + digit(k, d)];
+  BigArray<Key> scratch(keys.size());
+  for (unsigned d = 0; d < digits; ++d) {
+    size_t *count = &counts[d * kBuckets];
+    if (count[digit(keys[0], d)] == keys.size())
+      continue; // every key has this digit: the pass would change nothing
+    size_t total = 0;
+    for (size_t b = 0; b < kBuckets; ++b) {
+      size_t n = count[b];
+      count[b] = total;
+      total += n;
+    }
+    for (const Key &k : keys)
+      scratch[count[digit(k, d)]++] = k;
+    keys.swap(scratch);
+  }
+}
+
+// Sorts `keys` (whose initial order is announcement order) stably by
+// bits [firstBit, endBit); large arrays are sorted as two halves on two threads
+// and merged, the first half winning ties so the result stays stable.
+template <class Key, class Bits, class Less>
+void sortKeys(BigArray<Key> &keys, unsigned firstBit, unsigned endBit, Bits bitsOf,
+              Less less) {
+  if (keys.size() < 2 * kParallelThreshold) {
+    radixSort(keys, firstBit, endBit, bitsOf);
+    return;
+  }
+  const size_t half = keys.size() / 2;
+  BigArray<Key> low(keys.begin(), keys.begin() + half), high(keys.begin() + half, keys.end());
+  runBoth([&] { radixSort(low, firstBit, endBit, bitsOf); },
+          [&] { radixSort(high, firstBit, endBit, bitsOf); });
+  std::merge(low.begin(), low.end(), high.begin(), high.end(), keys.begin(), less);
+}
+
+// Copies symbols[positionOf(keys[i])] to sorted[i], in two halves on two threads
+// when it is large.
+template <class Key, class Position>
+BigArray<Symbol> gather(const BigArray<Symbol> &symbols, const BigArray<Key> &keys,
+                        Position positionOf) {
+  BigArray<Symbol> sorted(keys.size());
+  auto copyRange = [&](size_t begin, size_t end) {
+    for (size_t i = begin; i < end; ++i)
+      sorted[i] = symbols[positionOf(keys[i])];
+  };
+  if (keys.size() < 2 * kParallelThreshold) {
+    copyRange(0, keys.size());
+  } else {
+    const size_t half = keys.size() / 2;
+    runBoth([&] { copyRange(0, half); }, [&] { copyRange(half, keys.size()); });
+  }
+  return sorted;
+}
+
+// Orders `symbols` by address, keeping announcement order among equal addresses.
+// The keys pack (address - lowest address, position) into 64 bits whenever the
+// code spans less than 2^(64 - log2 n) bytes, which real processes do; otherwise
+// they are (address, position) pairs.
+void sortByAddress(BigArray<Symbol> &symbols) {
+  const size_t n = symbols.size();
+  unsigned positionBits = 1;
+  while ((size_t(1) << positionBits) < n)
+    ++positionBits;
+  uint64_t lowest = UINT64_MAX, highest = 0;
+  for (const Symbol &s : symbols) {
+    lowest = std::min(lowest, s.address);
+    highest = std::max(highest, s.address);
+  }
+  unsigned spanBits = 0;
+  while (spanBits < 64 && ((highest - lowest) >> spanBits) != 0)
+    ++spanBits;
+
+  if (spanBits + positionBits <= 64) {
+    BigArray<uint64_t> keys(n);
+    for (size_t i = 0; i < n; ++i)
+      keys[i] = ((symbols[i].address - lowest) << positionBits) | i;
+    // Keys start in position order, so sorting the address bits alone is stable.
+    sortKeys(keys, positionBits, positionBits + spanBits, [](uint64_t k) { return k; },
+             std::less<uint64_t>());
+    const uint64_t positionMask = (uint64_t(1) << positionBits) - 1;
+    symbols = gather(symbols, keys, [&](uint64_t k) { return k & positionMask; });
+    return;
+  }
   struct Key {
     uint64_t address;
     uint64_t position;
   };
-  std::vector<Key> keys(symbols.size()), scratch(symbols.size());
-  for (size_t i = 0; i < symbols.size(); ++i)
+  BigArray<Key> keys(n);
+  for (size_t i = 0; i < n; ++i)
     keys[i] = {symbols[i].address, i};
-  std::vector<size_t> counts(1 << 16);
-  for (unsigned shift = 0; shift < 64; shift += 16) {
-    std::fill(counts.begin(), counts.end(), 0);
-    for (const Key &k : keys)
-      ++counts[(k.address >> shift) & 0xffff];
-    if (counts[(keys[0].address >> shift) & 0xffff] == keys.size())
-      continue; // every key has this digit: the pass would change nothing
-    size_t total = 0;
-    for (size_t &c : counts) {
-      size_t n = c;
-      c = total;
-      total += n;
-    }
-    for (const Key &k : keys)
-      scratch[counts[(k.address >> shift) & 0xffff]++] = k;
-    keys.swap(scratch);
-  }
-  std::vector<Symbol> sorted;
-  sorted.reserve(symbols.size());
-  for (const Key &k : keys)
-    sorted.push_back(symbols[k.position]);
-  symbols.swap(sorted);
+  sortKeys(keys, 0, 64, [](const Key &k) { return k.address; },
+           [](const Key &a, const Key &b) {
+             return a.address != b.address ? a.address < b.address : a.position < b.position;
+           });
+  symbols = gather(symbols, keys, [](const Key &k) { return k.position; });
 }
 
 // Which symbols of an address-ordered batch a later announcement in the same
@@ -50,7 +128,7 @@ void sortByAddress(std::vector<Symbol> &symbols) {
 // overlaps are rare (the normal case); when they pile up (one range reused
 // thousands of times) it switches to a sweep from the newest announcement down
 // over the union of newer ranges, O(n log n) whatever the input.
-std::vector<char> batchCasualties(const std::vector<Symbol> &batch) {
+std::vector<char> batchCasualties(const BigArray<Symbol> &batch) {
   std::vector<char> dead(batch.size(), 0);
   const size_t budget = 8 * batch.size() + 1024;
   size_t comparisons = 0;
@@ -102,10 +180,18 @@ void SymbolTable::add(uint64_t address, uint64_t size, std::string_view name) {
   symbol.address = address;
   symbol.size = size;
   symbol.sequence = nextSequence_++;
-  symbol.nameOffset = names_.size();
+  symbol.nameOffset = storeName(name);
   symbol.nameSize = static_cast<uint32_t>(name.size());
-  names_.append(name);
   pending_.push_back(symbol);
+}
+
+uint64_t SymbolTable::storeName(std::string_view text) {
+  // resize + memcpy: vector::insert of a range was a tenth of a 1M-line load.
+  const size_t offset = names_.size();
+  names_.resize(offset + text.size());
+  if (!text.empty())
+    std::memcpy(names_.data() + offset, text.data(), text.size());
+  return offset;
 }
 
 void SymbolTable::recordRemoval(const Symbol &symbol) const {
@@ -119,7 +205,7 @@ void SymbolTable::flush() const {
     return;
   // 1. The batch in address order (announcement order among equal addresses).
   //    Runtimes mostly announce rising addresses, so check before sorting.
-  std::vector<Symbol> batch = std::move(pending_);
+  BigArray<Symbol> batch = std::move(pending_);
   pending_.clear();
   auto byAddress = [](const Symbol &a, const Symbol &b) {
     return a.address != b.address ? a.address < b.address : a.sequence < b.sequence;
@@ -212,7 +298,7 @@ void SymbolTable::flush() const {
     nameIndexValid_ = false;
     return;
   }
-  std::vector<Symbol> merged;
+  BigArray<Symbol> merged;
   merged.reserve(live_.size() + batch.size());
   size_t a = 0, b = 0;
   while (a < live_.size() || b < batch.size()) {
@@ -240,7 +326,7 @@ void SymbolTable::assign(SymbolTable &&other) {
   other.flush();
   // Identical symbols keep their identity; everything else is a removal or an
   // addition.
-  std::vector<Symbol> result;
+  BigArray<Symbol> result;
   result.reserve(other.live_.size());
   size_t mine = 0;
   for (const Symbol &theirs : other.live_) {
@@ -255,8 +341,7 @@ void SymbolTable::assign(SymbolTable &&other) {
       recordRemoval(live_[mine++]);
     Symbol fresh = theirs;
     fresh.sequence = nextSequence_++;
-    fresh.nameOffset = names_.size();
-    names_.append(other.name(theirs));
+    fresh.nameOffset = storeName(other.name(theirs));
     pendingAdded_.push_back(fresh.address);
     result.push_back(fresh);
   }
@@ -367,11 +452,12 @@ void SymbolTable::compactNamesIfWasteful() {
   // Replaced symbols leave their names behind; rebuild once they dominate.
   if (deadNameBytes_ < (1u << 20) || deadNameBytes_ * 2 < names_.size())
     return;
-  std::string compact;
+  BigArray<char> compact;
   compact.reserve(names_.size() - deadNameBytes_);
   for (Symbol &symbol : live_) {
     uint64_t offset = compact.size();
-    compact.append(name(symbol));
+    std::string_view text = name(symbol);
+    compact.insert(compact.end(), text.begin(), text.end());
     symbol.nameOffset = offset;
   }
   names_.swap(compact);

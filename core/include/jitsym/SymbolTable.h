@@ -13,6 +13,7 @@
 #include <string_view>
 #include <vector>
 
+#include "jitsym/BigArray.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
 
 namespace jitsym {
@@ -63,7 +64,7 @@ public:
   void forEach(llvm::function_ref<void(const Symbol &)> fn) const;
 
   std::string_view name(const Symbol &symbol) const {
-    return std::string_view(names_).substr(symbol.nameOffset, symbol.nameSize);
+    return std::string_view(names_.data() + symbol.nameOffset, symbol.nameSize);
   }
   size_t size() const;
   // Symbols removed because a later announcement overlapped them.
@@ -88,11 +89,12 @@ private:
     return a.address == b.address && a.size == b.size && name(a) == name(b);
   }
   void recordRemoval(const Symbol &symbol) const;
+  uint64_t storeName(std::string_view text);
   void compactNamesIfWasteful();
 
   // Mutable: queries apply the pending batch first.
-  mutable std::vector<Symbol> live_;    // sorted by address, non-overlapping
-  mutable std::vector<Symbol> pending_; // announcement order
+  mutable BigArray<Symbol> live_;    // sorted by address, non-overlapping
+  mutable BigArray<Symbol> pending_; // announcement order
   mutable std::vector<uint64_t> pendingAdded_; // addresses of new live symbols
   mutable bool addedSinceLoad_ = false; // a whole batch became the table
   mutable std::vector<RemovedRange> pendingRemoved_;
@@ -100,7 +102,7 @@ private:
   mutable uint64_t replaced_ = 0;
   mutable std::vector<uint32_t> nameIndex_; // positions in live_, by name
   mutable bool nameIndexValid_ = false;
-  std::string names_;
+  BigArray<char> names_;
   uint64_t nextSequence_ = 1;
   uint64_t publishedSequence_ = 0; // symbols up to here were handed out
 };

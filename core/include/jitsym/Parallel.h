@@ -1,0 +1,29 @@
+// Two-way fork/join for the few steps of a large load that split cleanly (sorting
+// and parsing a million lines); the machines we target have at least two cores.
+#pragma once
+
+#include <system_error>
+#include <thread>
+
+namespace jitsym {
+
+// Runs `first` on the calling thread and `second` on a helper thread, returning
+// when both are done; runs them one after the other if no thread can be started.
+template <class First, class Second> void runBoth(First &&first, Second &&second) {
+  std::thread helper;
+  try {
+    helper = std::thread(second);
+  } catch (const std::system_error &) {
+    first();
+    second();
+    return;
+  }
+  first();
+  helper.join();
+}
+
+// Work below this many items is done on one thread: starting one costs tens of
+// microseconds.
+constexpr size_t kParallelThreshold = 1u << 16;
+
+} // namespace jitsym
