@@ -2,6 +2,9 @@
 // appended bytes in large chunks and hand complete lines to the parser.
 #include "jitsym/PerfMapReader.h"
 
+#include "jitsym/Parallel.h"
+
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
@@ -14,6 +17,8 @@ namespace {
 
 constexpr size_t kFingerprintBytes = 64;
 constexpr size_t kChunkBytes = 4u << 20;
+// Below this, a second thread costs more than it saves.
+constexpr uint64_t kParallelReadBytes = 8u << 20;
 
 struct FileCloser {
   int fd;
@@ -43,6 +48,15 @@ bool preadExact(int fd, uint64_t offset, size_t size, std::string &out) {
 }
 
 } // namespace
+
+struct PerfMapReader::Part {
+  uint64_t bytes = 0;        // complete lines consumed
+  uint64_t lines = 0;
+  uint64_t entries = 0;
+  uint64_t malformed = 0;
+  uint64_t pendingBytes = 0; // an unterminated last line
+  std::string error;         // a failed read
+};
 
 PerfMapReader::PerfMapReader(std::string path, TrustPolicy trust)
     : path_(std::move(path)), trust_(trust) {}
@@ -101,45 +115,100 @@ llvm::Expected<ReadStats> PerfMapReader::read(PerfMapSink &sink) {
   device_ = st.st_dev;
   inode_ = st.st_ino;
 
-  if (static_cast<uint64_t>(st.st_size) > offset_)
-    sink.onSizeHint(static_cast<uint64_t>(st.st_size) - offset_);
+  const uint64_t size = static_cast<uint64_t>(st.st_size);
+  if (size > offset_)
+    sink.onSizeHint(size - offset_);
 
-  // Read appended bytes chunk by chunk; an incomplete line at a chunk's end is
-  // carried into the next chunk, and at the end of the file it stays pending.
+  // A large read is split at a line boundary into two parts parsed at once;
+  // the second part reads on to the end of the file, wherever that is by then.
+  std::unique_ptr<PerfMapSink> partSink;
+  uint64_t split = 0;
+  if (size - std::min(size, offset_) >= kParallelReadBytes) {
+    split = lineBoundaryNear(fd, offset_ + (size - offset_) / 2, size);
+    if (split != 0)
+      partSink = sink.makePartSink();
+  }
+  Part first, second;
+  if (partSink) {
+    partSink->onSizeHint(size - split);
+    runBoth([&] { first = readPart(fd, offset_, split, nextLine_, sink); },
+            [&] { second = readPart(fd, split, UINT64_MAX, 1, *partSink); });
+    if (first.error.empty() && second.error.empty())
+      sink.appendPart(*partSink, first.lines);
+  } else {
+    first = readPart(fd, offset_, UINT64_MAX, nextLine_, sink);
+  }
+  for (const Part *part : {&first, &second}) {
+    if (!part->error.empty())
+      return fileError(path_, part->error);
+    stats.entries += part->entries;
+    stats.malformed += part->malformed;
+    stats.bytesRead += part->bytes;
+    offset_ += part->bytes;
+    nextLine_ += part->lines;
+  }
+  stats.pendingBytes = (partSink ? second : first).pendingBytes;
+  rememberFingerprint(fd);
+  return stats;
+}
+
+// Reads [begin, end) (or to the end of the file) chunk by chunk; an incomplete
+// line at a chunk's end is carried into the next chunk, and at the end of the
+// file it stays pending. Diagnostics are numbered from `firstLine`.
+PerfMapReader::Part PerfMapReader::readPart(int fd, uint64_t begin, uint64_t end,
+                                            uint64_t firstLine, PerfMapSink &sink) const {
+  Part part;
   std::vector<char> buffer;
   std::string carry;
-  uint64_t fileOffset = offset_;
-  for (;;) {
-    buffer.resize(carry.size() + kChunkBytes);
+  uint64_t fileOffset = begin;
+  while (fileOffset < end) {
+    const size_t want = static_cast<size_t>(std::min<uint64_t>(kChunkBytes, end - fileOffset));
+    buffer.resize(carry.size() + want);
     std::memcpy(buffer.data(), carry.data(), carry.size());
     ssize_t n;
     do
-      n = ::pread(fd, buffer.data() + carry.size(), kChunkBytes, fileOffset);
+      n = ::pread(fd, buffer.data() + carry.size(), want, fileOffset);
     while (n < 0 && errno == EINTR);
-    if (n < 0)
-      return fileError(path_, std::strerror(errno));
+    if (n < 0) {
+      part.error = std::strerror(errno);
+      return part;
+    }
     if (n == 0)
       break;
     fileOffset += static_cast<uint64_t>(n);
     std::string_view bytes(buffer.data(), carry.size() + static_cast<size_t>(n));
     PerfMapChunkResult chunk = parsePerfMapChunk(
-        bytes, nextLine_,
+        bytes, firstLine + part.lines,
         [&](const PerfMapEntry &entry) {
-          ++stats.entries;
+          ++part.entries;
           sink.onEntry(entry);
         },
         [&](uint64_t line, std::string message) {
-          ++stats.malformed;
+          ++part.malformed;
           sink.onDiagnostic({path_, line, std::move(message)});
         });
-    nextLine_ += chunk.linesConsumed;
-    offset_ += chunk.bytesConsumed;
-    stats.bytesRead += chunk.bytesConsumed;
+    part.lines += chunk.linesConsumed;
+    part.bytes += chunk.bytesConsumed;
     carry.assign(bytes.substr(chunk.bytesConsumed));
   }
-  stats.pendingBytes = carry.size();
-  rememberFingerprint(fd);
-  return stats;
+  part.pendingBytes = carry.size();
+  return part;
 }
+
+// The offset just after the first newline at or after `middle`, or 0 if there
+// is none before `end`.
+uint64_t PerfMapReader::lineBoundaryNear(int fd, uint64_t middle, uint64_t end) const {
+  std::string window;
+  for (uint64_t at = middle; at < end;) {
+    const size_t want = static_cast<size_t>(std::min<uint64_t>(64 << 10, end - at));
+    if (!preadExact(fd, at, want, window))
+      return 0;
+    if (const void *nl = std::memchr(window.data(), '\n', window.size()))
+      return at + (static_cast<const char *>(nl) - window.data()) + 1;
+    at += want;
+  }
+  return 0;
+}
+
 
 } // namespace jitsym

@@ -17,7 +17,7 @@ llvm::Expected<LoadedSymbols> loadPerfMap(const std::string &path) {
   loaded.diagnostics = std::move(sink.diagnostics);
   loaded.entries = stats->entries;
   loaded.pendingBytes = stats->pendingBytes;
-  loaded.table.takeChanges();
+  loaded.table.forgetChanges();
   return loaded;
 }
 

@@ -5,6 +5,7 @@
 #include "jitsym/Parallel.h"
 
 #include <algorithm>
+#include <cassert>
 #include <cstring>
 #include <map>
 #include <numeric>
@@ -12,36 +13,42 @@
 namespace jitsym {
 namespace {
 
-// Stable LSD radix sort of `keys` by bits [firstBit, endBit) of digitSource(key),
-// 11 bits at a time so each scatter stays within the cache. One pass counts every
-// digit; digits that are the same in every key are skipped.
+// Stable LSD radix sort of keys[0, n) by bits [firstBit, endBit) of bitsOf(key),
+// 11 bits at a time so each scatter stays within the cache; `scratch` holds n
+// keys. One pass counts every digit; digits that are the same in every key are
+// skipped.
 template <class Key, class Bits>
-void radixSort(BigArray<Key> &keys, unsigned firstBit, unsigned endBit, Bits bitsOf) {
+void radixSort(Key *keys, Key *scratch, size_t n, unsigned firstBit, unsigned endBit,
+               Bits bitsOf) {
   constexpr unsigned kDigitBits = 11;
   constexpr size_t kBuckets = size_t(1) << kDigitBits;
+  if (n == 0 || endBit <= firstBit)
+    return;
   const unsigned digits = (endBit - firstBit + kDigitBits - 1) / kDigitBits;
   std::vector<size_t> counts(digits * kBuckets, 0);
   auto digit = [&](const Key &k, unsigned d) {
     return (bitsOf(k) >> (firstBit + d * kDigitBits)) & (kBuckets - 1);
   };
-  for (const Key &k : keys)
+  for (size_t i = 0; i < n; ++i)
     for (unsigned d = 0; d < digits; ++d)
-      ++counts[d * kBuckets + digit(k, d)];
-  BigArray<Key> scratch(keys.size());
+      ++counts[d * kBuckets + digit(keys[i], d)];
+  Key *from = keys, *to = scratch;
   for (unsigned d = 0; d < digits; ++d) {
     size_t *count = &counts[d * kBuckets];
-    if (count[digit(keys[0], d)] == keys.size())
+    if (count[digit(from[0], d)] == n)
       continue; // every key has this digit: the pass would change nothing
     size_t total = 0;
     for (size_t b = 0; b < kBuckets; ++b) {
-      size_t n = count[b];
+      size_t c = count[b];
       count[b] = total;
-      total += n;
+      total += c;
     }
-    for (const Key &k : keys)
-      scratch[count[digit(k, d)]++] = k;
-    keys.swap(scratch);
+    for (size_t i = 0; i < n; ++i)
+      to[count[digit(from[i], d)]++] = from[i];
+    std::swap(from, to);
   }
+  if (from != keys)
+    std::copy(from, from + n, keys);
 }
 
 // Sorts `keys` (whose initial order is announcement order) stably by
@@ -50,15 +57,18 @@ void radixSort(BigArray<Key> &keys, unsigned firstBit, unsigned endBit, Bits bit
 template <class Key, class Bits, class Less>
 void sortKeys(BigArray<Key> &keys, unsigned firstBit, unsigned endBit, Bits bitsOf,
               Less less) {
-  if (keys.size() < 2 * kParallelThreshold) {
-    radixSort(keys, firstBit, endBit, bitsOf);
+  const size_t n = keys.size();
+  BigArray<Key> scratch(n);
+  Key *all = keys.data(), *spare = scratch.data();
+  if (n < 2 * kParallelThreshold) {
+    radixSort(all, spare, n, firstBit, endBit, bitsOf);
     return;
   }
-  const size_t half = keys.size() / 2;
-  BigArray<Key> low(keys.begin(), keys.begin() + half), high(keys.begin() + half, keys.end());
-  runBoth([&] { radixSort(low, firstBit, endBit, bitsOf); },
-          [&] { radixSort(high, firstBit, endBit, bitsOf); });
-  std::merge(low.begin(), low.end(), high.begin(), high.end(), keys.begin(), less);
+  const size_t half = n / 2;
+  runBoth([&] { radixSort(all, spare, half, firstBit, endBit, bitsOf); },
+          [&] { radixSort(all + half, spare + half, n - half, firstBit, endBit, bitsOf); });
+  std::merge(all, all + half, all + half, all + n, spare, less);
+  keys.swap(scratch);
 }
 
 // Copies symbols[positionOf(keys[i])] to sorted[i], in two halves on two threads
@@ -68,8 +78,13 @@ BigArray<Symbol> gather(const BigArray<Symbol> &symbols, const BigArray<Key> &ke
                         Position positionOf) {
   BigArray<Symbol> sorted(keys.size());
   auto copyRange = [&](size_t begin, size_t end) {
-    for (size_t i = begin; i < end; ++i)
+    // The reads are random: ask for them well ahead.
+    constexpr size_t kAhead = 16;
+    for (size_t i = begin; i < end; ++i) {
+      if (i + kAhead < end)
+        __builtin_prefetch(&symbols[positionOf(keys[i + kAhead])]);
       sorted[i] = symbols[positionOf(keys[i])];
+    }
   };
   if (keys.size() < 2 * kParallelThreshold) {
     copyRange(0, keys.size());
@@ -185,6 +200,21 @@ void SymbolTable::add(uint64_t address, uint64_t size, std::string_view name) {
   pending_.push_back(symbol);
 }
 
+void SymbolTable::addAll(SymbolTable &&later) {
+  // Same as add() for each, without copying names one by one. A symbol of
+  // `later` that wraps was already refused by its add().
+  assert(later.live_.empty() && "addAll takes a table that was only added to");
+  const uint64_t nameBase = names_.size();
+  pending_.reserve(pending_.size() + later.pending_.size());
+  for (Symbol symbol : later.pending_) {
+    symbol.sequence = nextSequence_++;
+    symbol.nameOffset += nameBase;
+    pending_.push_back(symbol);
+  }
+  names_.insert(names_.end(), later.names_.begin(), later.names_.end());
+  later = SymbolTable();
+}
+
 uint64_t SymbolTable::storeName(std::string_view text) {
   // resize + memcpy: vector::insert of a range was a tenth of a 1M-line load.
   const size_t offset = names_.size();
@@ -237,7 +267,7 @@ void SymbolTable::flush() const {
       ++last;
     return std::make_pair(first, last);
   };
-  for (int pass = 0; pass < 2; ++pass) {
+  for (int pass = 0; pass < 2 && !live_.empty(); ++pass) {
     for (size_t i = 0; i < batch.size(); ++i) {
       if (bool(dead[i]) != (pass == 0))
         continue; // pass 0: batch casualties; pass 1: survivors
@@ -264,8 +294,8 @@ void SymbolTable::flush() const {
   // 4. Merge the two sorted, now disjoint, sets. On a first load nothing is
   //    live: the batch's survivors are the table.
   if (live_.empty()) {
-    size_t kept = 0;
-    for (size_t i = 0; i < batch.size(); ++i)
+    size_t kept = static_cast<size_t>(std::find(dead.begin(), dead.end(), 1) - dead.begin());
+    for (size_t i = kept; i < batch.size(); ++i)
       if (!dead[i])
         batch[kept++] = batch[i];
     batch.resize(kept);
@@ -441,11 +471,21 @@ SymbolChanges SymbolTable::takeChanges() {
         changes.added.push_back(&*it);
     }
   }
+  markPublished();
+  return changes;
+}
+
+void SymbolTable::forgetChanges() {
+  flush();
+  pendingRemoved_.clear();
+  markPublished();
+}
+
+void SymbolTable::markPublished() {
   pendingAdded_.clear();
   addedSinceLoad_ = false;
   publishedSequence_ = nextSequence_ - 1;
   compactNamesIfWasteful();
-  return changes;
 }
 
 void SymbolTable::compactNamesIfWasteful() {

@@ -347,6 +347,60 @@ TEST(PerfMapReader, LinesSpanningReadChunks) {
   }
 }
 
+// A read this large is parsed in two parts on two threads: the result must be
+// what one thread gives, line numbers, order of announcements and all.
+TEST(PerfMapReader, TwoPartReadMatchesOneThread) {
+  TempDir dir;
+  std::string path = dir.file("perf-2.map");
+  std::string text;
+  constexpr int kLines = 600000; // ~ 12 MiB, split near line 300000
+  char buffer[96];
+  for (int i = 0; i < kLines; ++i) {
+    if (i == 10 || i == 590000) {
+      text += "zz 10 bad\n";
+      continue;
+    }
+    // The last line reuses the range of line 5: the later announcement wins.
+    uint64_t address = i == kLines - 1 ? 0x100000 + 5 * 0x40 : 0x100000 + uint64_t(i) * 0x40;
+    std::snprintf(buffer, sizeof(buffer), "%llx 40 fn_%d\n",
+                  static_cast<unsigned long long>(address), i);
+    text += buffer;
+  }
+  text += "ffff0000 10 half-writ";
+  ASSERT_GT(text.size(), size_t(8) << 20);
+  writeFile(path, text);
+  PerfMapReader reader(path);
+  SymbolTable table;
+  TableSink sink(table);
+  auto stats = reader.read(sink);
+  ASSERT_TRUE(bool(stats)) << errorText(stats.takeError());
+  sink.finish();
+  EXPECT_EQ(stats->entries, uint64_t(kLines - 2));
+  EXPECT_EQ(stats->malformed, 2u);
+  EXPECT_EQ(stats->pendingBytes, std::string("ffff0000 10 half-writ").size());
+  EXPECT_EQ(reader.linesRead(), uint64_t(kLines));
+  ASSERT_EQ(sink.diagnostics.size(), 2u);
+  EXPECT_EQ(sink.diagnostics[0].line, 11u);
+  EXPECT_EQ(sink.diagnostics[1].line, 590001u);
+  EXPECT_EQ(table.size(), size_t(kLines - 3)); // two bad lines, one replaced
+  const Symbol *reused = table.findByAddress(0x100000 + 5 * 0x40);
+  ASSERT_NE(reused, nullptr);
+  EXPECT_EQ(table.name(*reused), "fn_" + std::to_string(kLines - 1));
+  for (int i : {0, 299999, 300000, 300001, kLines - 2}) {
+    const Symbol *s = table.findByAddress(0x100000 + uint64_t(i) * 0x40);
+    ASSERT_NE(s, nullptr) << i;
+    EXPECT_EQ(table.name(*s), "fn_" + std::to_string(i));
+  }
+  // The pending line completes on the next read, which is a one-part read.
+  appendFile(path, "ten\n");
+  auto next = reader.read(sink);
+  ASSERT_TRUE(bool(next));
+  EXPECT_EQ(next->entries, 1u);
+  const Symbol *completed = table.findByAddress(0xffff0000);
+  ASSERT_NE(completed, nullptr);
+  EXPECT_EQ(table.name(*completed), "half-written");
+}
+
 TEST(PerfMapReader, SymlinkRefused) {
   TempDir dir;
   std::string target = dir.file("real.map");

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <sys/stat.h>
@@ -36,6 +37,12 @@ public:
   virtual void onSizeHint(uint64_t newBytes) {}         // bytes about to be read
   virtual void onEntry(const PerfMapEntry &entry) = 0;
   virtual void onDiagnostic(const Diagnostic &diagnostic) = 0;
+
+  // A large read is parsed in two parts on two threads. The second part goes to
+  // a sink made here (null: read on one thread) and is handed back, after the
+  // first part, with the number of lines before it.
+  virtual std::unique_ptr<PerfMapSink> makePartSink() { return nullptr; }
+  virtual void appendPart(PerfMapSink &part, uint64_t linesBefore) {}
 };
 
 class PerfMapReader {
@@ -51,6 +58,10 @@ public:
   uint64_t linesRead() const { return nextLine_ - 1; }
 
 private:
+  struct Part; // what reading one byte range yielded
+  Part readPart(int fd, uint64_t begin, uint64_t end, uint64_t firstLine,
+                PerfMapSink &sink) const;
+  uint64_t lineBoundaryNear(int fd, uint64_t middle, uint64_t end) const;
   bool contentWasReplaced(int fd, const struct stat &st);
   void rememberFingerprint(int fd);
 

@@ -50,6 +50,10 @@ public:
   // would wrap past the top of the address space is ignored.
   void add(uint64_t address, uint64_t size, std::string_view name);
 
+  // Announces the symbols `later` has been given (and not yet applied), in
+  // order, after every symbol announced here; `later` ends up empty.
+  void addAll(SymbolTable &&later);
+
   // Replaces the whole content with `other` (a re-read of a rewritten map),
   // recording only the differences as changes.
   void assign(SymbolTable &&other);
@@ -73,6 +77,8 @@ public:
   // Changes since the previous call; the symbols returned stay valid until the
   // next call to add, assign or clear.
   SymbolChanges takeChanges();
+  // Same as takeChanges() for a caller that does not need the list.
+  void forgetChanges();
 
   // Bytes held (symbols, names, indexes), for the memory budget.
   size_t memoryBytes() const;
@@ -90,6 +96,7 @@ private:
   }
   void recordRemoval(const Symbol &symbol) const;
   uint64_t storeName(std::string_view text);
+  void markPublished();
   void compactNamesIfWasteful();
 
   // Mutable: queries apply the pending batch first.
