@@ -28,6 +28,7 @@ const char *kHelp =
 const char *kSyntax =
     "jit-sync [--map PATH] [--force]\n"
     "jit-sync --auto on|off\n"
+    "jit-sync --watch-compiles on|off\n"
     "jit-sync --status\n"
     "jit-sync --clear\n"
     "\n"
@@ -40,6 +41,10 @@ const char *kSyntax =
     "  --map PATH   follow this perf map instead (renamed files, core files)\n"
     "  --force      trust a map not owned by the process's user or root\n"
     "  --auto on|off  sync at every stop (default on, for every target)\n"
+    "  --watch-compiles on|off  while a breakpoint is pending, stop briefly at\n"
+    "               each write(2) of the process so a JIT function's breakpoint\n"
+    "               resolves when it is compiled, before it runs (default on;\n"
+    "               about 1.5 ms a write, only while a breakpoint is pending)\n"
     "  --status     show what is being followed for the selected target\n"
     "  --clear      remove this target's JIT modules and forget the map\n"
     "\n"
@@ -50,6 +55,7 @@ struct Options {
   SyncOptions sync;
   bool onStop = false, status = false, clear = false;
   std::optional<bool> autoMode;
+  std::optional<bool> watchMode;
 };
 
 class Registry {
@@ -59,11 +65,12 @@ public:
       if (state->matches(target))
         return *state;
     states_.push_back(std::make_unique<TargetSync>(target));
-    if (!defaultAuto_)
-      states_.back()->autoSync = false;
+    states_.back()->autoSync = defaultAuto_;
+    states_.back()->watchCompiles = defaultWatch_;
     return *states_.back();
   }
   void setDefaultAuto(bool on) { defaultAuto_ = on; }
+  void setDefaultWatch(bool on) { defaultWatch_ = on; }
   // Targets deleted by the user (LLDB marks them invalid): their state goes too.
   // Other debuggers' targets stay: one process may host several debuggers.
   void prune() {
@@ -92,6 +99,7 @@ public:
 private:
   std::vector<std::unique_ptr<TargetSync>> states_;
   bool defaultAuto_ = true;
+  bool defaultWatch_ = true;
 };
 
 Registry &registry() {
@@ -161,21 +169,23 @@ bool parseOptions(char **args, Options &options, std::string &error) {
       const char *v = value("a path");
       if (!v)
         return false;
+      if (!*v) {
+        error = "--map needs a path, not an empty string";
+        return false;
+      }
       options.sync.mapPath = v;
     } else if (arg == "--force" || arg == "-f") {
       options.sync.force = true;
-    } else if (arg == "--auto" || arg == "-a") {
+    } else if (arg == "--auto" || arg == "-a" || arg == "--watch-compiles" || arg == "-w") {
       const char *v = value("'on' or 'off'");
       if (!v)
         return false;
-      if (std::strcmp(v, "on") == 0)
-        options.autoMode = true;
-      else if (std::strcmp(v, "off") == 0)
-        options.autoMode = false;
-      else {
-        error = "--auto takes 'on' or 'off', not '" + std::string(v) + "'";
+      if (std::strcmp(v, "on") != 0 && std::strcmp(v, "off") != 0) {
+        error = arg + " takes 'on' or 'off', not '" + std::string(v) + "'";
         return false;
       }
+      bool on = std::strcmp(v, "on") == 0;
+      (arg == "--auto" || arg == "-a" ? options.autoMode : options.watchMode) = on;
     } else if (arg == "--status" || arg == "-s") {
       options.status = true;
     } else if (arg == "--clear" || arg == "-c") {
@@ -204,6 +214,49 @@ std::string summary(const SyncReport &r) {
   return out.str();
 }
 
+// Runs at the entry of each write(2) while the compile watch is on. LLDB calls it
+// as it handles the stop; returning false resumes without showing the stop.
+bool onRuntimeWrite(void *, lldb::SBProcess &process, lldb::SBThread &thread,
+                    lldb::SBBreakpointLocation &) {
+  std::lock_guard<std::mutex> lock(registryMutex());
+  lldb::SBTarget target = process.GetTarget();
+  TargetSync &state = registry().forTarget(target);
+  PendingBreakpoints pending = PendingBreakpoints::of(target, state.compileWatch.id());
+  if (!state.autoSync || !state.watchCompiles || pending.empty()) {
+    // Nothing left to resolve: stop stopping until a breakpoint is pending again.
+    state.compileWatch.pause(target);
+    return false;
+  }
+  lldb::SBDebugger debugger = target.GetDebugger();
+  llvm::Expected<std::optional<SyncReport>> report =
+      state.syncBeforeWrite(debugger, thread, pending);
+  if (!report)
+    llvm::consumeError(report.takeError()); // the next stop's sync reports it
+  return false;
+}
+
+// The compile watch is wanted while automatic sync is on and a breakpoint of the
+// user's is pending; checked at every stop and before every resume.
+void updateCompileWatch(TargetSync &state) {
+  lldb::SBTarget &target = state.target();
+  bool wanted = state.autoSync && state.watchCompiles &&
+                !PendingBreakpoints::of(target, state.compileWatch.id()).empty();
+  state.compileWatch.update(target, wanted, onRuntimeWrite);
+}
+
+// Before `process continue` and `process launch` (and their aliases) run: a
+// breakpoint set at the prompt since the last stop is seen before the process
+// runs on. Returning false lets the command run.
+bool beforeResume(void *baton, const char **) {
+  auto *debugger = static_cast<lldb::SBDebugger *>(baton);
+  lldb::SBTarget target = debugger->GetSelectedTarget();
+  if (!target.IsValid())
+    return false;
+  std::lock_guard<std::mutex> lock(registryMutex());
+  updateCompileWatch(registry().forTarget(target));
+  return false;
+}
+
 class JitSyncCommand : public lldb::SBCommandPluginInterface {
 public:
   bool DoExecute(lldb::SBDebugger debugger, char **args,
@@ -228,6 +281,18 @@ public:
       result.SetStatus(lldb::eReturnStatusSuccessFinishResult);
       return true;
     }
+    if (options.watchMode) {
+      reg.setDefaultWatch(*options.watchMode);
+      for (uint32_t i = 0; i < debugger.GetNumTargets(); ++i) {
+        TargetSync &state = reg.forTarget(debugger.GetTargetAtIndex(i));
+        state.watchCompiles = *options.watchMode;
+        updateCompileWatch(state);
+      }
+      result.Printf("jit-sync: resolving pending breakpoints at compile time is %s\n",
+                    *options.watchMode ? "on" : "off");
+      result.SetStatus(lldb::eReturnStatusSuccessFinishResult);
+      return true;
+    }
     if (!target.IsValid()) {
       if (options.onStop)
         return true;
@@ -236,7 +301,15 @@ public:
     }
     TargetSync &state = reg.forTarget(target);
     if (options.status) {
+      updateCompileWatch(state);
       result.Printf("%s", state.status().c_str());
+      if (state.compileWatch.installed())
+        result.Printf("compile watch: on, %zu write location(s): a breakpoint is pending\n",
+                      state.compileWatch.locations(target));
+      else if (!state.watchCompiles)
+        result.Printf("compile watch: off (--watch-compiles off)\n");
+      else
+        result.Printf("compile watch: off (no pending breakpoint)\n");
       result.SetStatus(lldb::eReturnStatusSuccessFinishResult);
       return true;
     }
@@ -257,6 +330,7 @@ public:
     }
     if (state.hasModules())
       exitWatcher().ensureRunning();
+    updateCompileWatch(state);
     // At a stop, speak only of problems: the user asked for a backtrace.
     for (const Diagnostic &d : report->diagnostics)
       result.Printf("warning: jit-sync: %s (line skipped)\n", d.str().c_str());
@@ -306,5 +380,9 @@ bool lldb::PluginInitialize(lldb::SBDebugger debugger) {
   for (uint32_t i = 0; i < debugger.GetNumTargets(); ++i)
     installStopHook(debugger, debugger.GetTargetAtIndex(i));
   debugger.AddDestroyCallback(destroyCallback, nullptr);
+  // Lives as long as the debugger's commands can run.
+  auto *baton = new lldb::SBDebugger(debugger);
+  for (const char *resume : {"process continue", "process launch"})
+    interpreter.SetCommandOverrideCallback(resume, beforeResume, baton);
   return true;
 }

@@ -2,7 +2,9 @@
 // hand LLDB only those.
 #include "TargetSync.h"
 
+#include <algorithm>
 #include <map>
+#include <sys/stat.h>
 #include <sstream>
 #include <unistd.h>
 
@@ -19,6 +21,26 @@ bool isLocal(lldb::SBTarget &target) {
   const char *name = platform.IsValid() ? platform.GetName() : nullptr;
   return name && std::string(name) == "host";
 }
+
+// Feeds the table and notes whether a new name may resolve a pending breakpoint.
+class WatchingSink : public TableSink {
+public:
+  WatchingSink(SymbolTable &table, const PendingBreakpoints *pending)
+      : TableSink(table), pending_(pending) {}
+  void onEntry(const PerfMapEntry &entry) override {
+    TableSink::onEntry(entry);
+    if (pending_ && !matched && pending_->mayResolve(entry.name))
+      matched = true;
+  }
+  // One thread, so every entry passes through onEntry.
+  std::unique_ptr<PerfMapSink> makePartSink() override {
+    return pending_ ? nullptr : TableSink::makePartSink();
+  }
+  bool matched = false;
+
+private:
+  const PendingBreakpoints *pending_;
+};
 
 } // namespace
 
@@ -161,12 +183,51 @@ llvm::Error TargetSync::publish(lldb::SBDebugger &debugger, SymbolChanges &chang
 
 llvm::Expected<SyncReport> TargetSync::sync(lldb::SBDebugger &debugger,
                                             const SyncOptions &options) {
+  return syncWith(debugger, options, {}, nullptr);
+}
+
+llvm::Expected<std::optional<SyncReport>>
+TargetSync::syncBeforeWrite(lldb::SBDebugger &debugger, lldb::SBThread &thread,
+                            const PendingBreakpoints &pending) {
+  lldb::SBProcess process = target_.GetProcess();
+  std::optional<WriteCall> call = CompileWatch::writeCallAt(thread);
+  if (!call || !isLocal(target_) || !process.IsValid())
+    return std::nullopt;
+  const uint64_t pid = process.GetProcessID();
+  std::optional<std::string> map = reader_ ? reader_->path() : findPerfMap(pid);
+  if (!map || !descriptorIsFile(pid, call->fd, *map))
+    return std::nullopt;
+  // The bytes can be announced ahead only if they land at the end of what was
+  // read, on a line boundary; otherwise the file alone is read.
+  std::string ahead;
+  std::optional<DescriptorPosition> position = readDescriptorPosition(pid, call->fd);
+  struct stat st;
+  if (position && ::stat(map->c_str(), &st) == 0 &&
+      (position->appends || position->offset == static_cast<uint64_t>(st.st_size))) {
+    constexpr uint64_t kMaxAhead = 1 << 20;
+    ahead.resize(static_cast<size_t>(std::min(call->count, kMaxAhead)));
+    lldb::SBError error;
+    size_t got = process.ReadMemory(call->buffer, ahead.data(), ahead.size(), error);
+    ahead.resize(error.Success() ? got : 0);
+  }
+  llvm::Expected<SyncReport> report = syncWith(debugger, SyncOptions{}, ahead, &pending);
+  if (!report)
+    return report.takeError();
+  return std::optional<SyncReport>(std::move(*report));
+}
+
+llvm::Expected<SyncReport> TargetSync::syncWith(lldb::SBDebugger &debugger,
+                                                const SyncOptions &options,
+                                                std::string_view aheadOfFile,
+                                                const PendingBreakpoints *publishOnlyFor) {
   auto started = std::chrono::steady_clock::now();
   SyncReport report;
   // Modules this plugin removed stay in LLDB's global module cache while the
   // frames of the stop that replaced them hold them; by the next stop they are
-  // free, so drop them now (else `image list jit` still finds them).
-  lldb::SBDebugger::MemoryPressureDetected();
+  // free, so drop them now (else `image list jit` still finds them). Not at a
+  // write the compile watch stopped: those stops are not the user's.
+  if (!publishOnlyFor)
+    lldb::SBDebugger::MemoryPressureDetected();
   lldb::SBProcess process = target_.GetProcess();
   lldb::StateType state = process.IsValid() ? process.GetState() : lldb::eStateInvalid;
   bool live = state == lldb::eStateStopped || state == lldb::eStateSuspended;
@@ -185,10 +246,13 @@ llvm::Expected<SyncReport> TargetSync::sync(lldb::SBDebugger &debugger,
     if (llvm::Error err = beginProcess(identity))
       return err;
 
-  // Choose the source: an explicit --map sticks until another is named.
-  std::string origin = options.mapPath ? *options.mapPath : std::string("auto");
-  if (!reader_ || origin != readerOrigin_ || options.force != forced_) {
-    std::optional<std::string> path = options.mapPath;
+  // Choose the source: an explicit --map (and --force) sticks until another map
+  // is named; a plain sync, like the one at every stop, keeps the current one.
+  const bool keep = reader_ && !options.mapPath;
+  std::string origin = options.mapPath ? *options.mapPath : keep ? readerOrigin_ : "";
+  const bool force = options.force || (keep && forced_);
+  if (!reader_ || origin != readerOrigin_ || force != forced_) {
+    std::optional<std::string> path = origin.empty() ? std::nullopt : std::optional(origin);
     if (!path && isLocal(target_))
       path = findPerfMap(pid);
     if (!path) {
@@ -198,7 +262,7 @@ llvm::Expected<SyncReport> TargetSync::sync(lldb::SBDebugger &debugger,
       return report;
     }
     TrustPolicy trust;
-    if (!options.force && isLocal(target_))
+    if (!force && isLocal(target_))
       trust.expectedOwner = readProcessUid(pid);
     if (reader_) { // a different source: start over
       modules_->removeAll(target_);
@@ -207,16 +271,29 @@ llvm::Expected<SyncReport> TargetSync::sync(lldb::SBDebugger &debugger,
     }
     reader_ = std::make_unique<PerfMapReader>(*path, trust);
     readerOrigin_ = origin;
-    forced_ = options.force;
+    forced_ = force;
   }
   report.source = reader_->path();
 
-  TableSink sink(table_);
+  WatchingSink sink(table_, publishOnlyFor);
   llvm::Expected<ReadStats> stats = reader_->read(sink);
   if (!stats)
     return stats.takeError();
   sink.finish();
   report.diagnostics = std::move(sink.diagnostics);
+  // Lines the runtime is writing right now (at a write(2) the compile watch
+  // stopped): the same lines read from the file later change nothing.
+  if (!aheadOfFile.empty() && stats->pendingBytes == 0)
+    parsePerfMapChunk(
+        aheadOfFile, 1,
+        [&](const PerfMapEntry &entry) { sink.onEntry(entry); },
+        [](uint64_t, std::string) {}); // reported when read from the file
+  // At a write, LLDB hears of new code only when a pending breakpoint may want
+  // it; the rest waits in the table for the next sync (publishing is what costs).
+  if (publishOnlyFor && !sink.matched) {
+    report.note = "nothing a pending breakpoint waits for";
+    return report;
+  }
 
   SymbolChanges changes = table_.takeChanges();
   if (!changes.empty())

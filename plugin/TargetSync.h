@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "CompileWatch.h"
+#include "PendingBreakpoints.h"
 #include "WindowModules.h"
 #include "jitsym/Diagnostic.h"
 #include "jitsym/PerfMapReader.h"
@@ -42,17 +44,29 @@ public:
   explicit TargetSync(lldb::SBTarget target) : target_(target) {}
 
   llvm::Expected<SyncReport> sync(lldb::SBDebugger &debugger, const SyncOptions &options);
+  // At the entry of a write(2) call (see CompileWatch): when it appends to the
+  // perf map being followed, reads the file and the complete lines about to be
+  // written, and gives LLDB what is new if a line may resolve one of `pending`;
+  // nothing (no report) for any other write.
+  llvm::Expected<std::optional<SyncReport>>
+  syncBeforeWrite(lldb::SBDebugger &debugger, lldb::SBThread &thread,
+                  const PendingBreakpoints &pending);
   // Removes the modules and forgets everything (relaunch, exit, --clear).
   void reset();
 
   bool matches(const lldb::SBTarget &target) const { return target_ == target; }
   lldb::SBTarget &target() { return target_; }
   bool autoSync = true;
+  bool watchCompiles = true; // see CompileWatch
+  CompileWatch compileWatch;
   bool hasModules() const { return modules_ && modules_->size() > 0; }
   std::string status() const;
   const std::optional<ProcessIdentity> &process() const { return process_; }
 
 private:
+  llvm::Expected<SyncReport> syncWith(lldb::SBDebugger &debugger, const SyncOptions &options,
+                                      std::string_view aheadOfFile,
+                                      const PendingBreakpoints *publishOnlyFor);
   llvm::Error beginProcess(const ProcessIdentity &identity);
   std::vector<Mapping> memoryMap(const lldb::SBProcess &process);
   llvm::Error publish(lldb::SBDebugger &debugger, SymbolChanges &changes, SyncReport &report);
@@ -62,7 +76,7 @@ private:
   std::optional<ProcessIdentity> process_;
   std::string directory_;
   std::unique_ptr<PerfMapReader> reader_;
-  std::string readerOrigin_; // "auto" or the --map path
+  std::string readerOrigin_; // the --map path, empty when found automatically
   bool forced_ = false;
   SymbolTable table_;
   std::unique_ptr<WindowModules> modules_;

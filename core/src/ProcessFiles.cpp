@@ -91,6 +91,39 @@ std::optional<uid_t> parseRealUid(std::string_view status) {
   return static_cast<uid_t>(*uid);
 }
 
+std::optional<DescriptorPosition> parseFdInfo(std::string_view fdinfo) {
+  std::optional<std::string_view> pos = statusField(fdinfo, "pos");
+  std::optional<std::string_view> flags = statusField(fdinfo, "flags");
+  if (!pos || !flags)
+    return std::nullopt;
+  std::vector<std::string_view> posWords = words(*pos), flagWords = words(*flags);
+  if (posWords.size() != 1 || flagWords.size() != 1)
+    return std::nullopt;
+  std::optional<uint64_t> offset = toNumber(posWords[0]);
+  uint64_t flagBits = 0;
+  std::string_view octal = flagWords[0];
+  auto [ptr, ec] = std::from_chars(octal.data(), octal.data() + octal.size(), flagBits, 8);
+  if (!offset || ec != std::errc() || ptr != octal.data() + octal.size())
+    return std::nullopt;
+  return DescriptorPosition{*offset, (flagBits & O_APPEND) != 0};
+}
+
+bool descriptorIsFile(uint64_t pid, int fd, const std::string &path,
+                      const std::string &procRoot) {
+  if (fd < 0)
+    return false;
+  struct stat viaDescriptor, viaPath;
+  const std::string link = procRoot + "/" + std::to_string(pid) + "/fd/" + std::to_string(fd);
+  return ::stat(link.c_str(), &viaDescriptor) == 0 && ::stat(path.c_str(), &viaPath) == 0 &&
+         viaDescriptor.st_dev == viaPath.st_dev && viaDescriptor.st_ino == viaPath.st_ino;
+}
+
+std::optional<DescriptorPosition> readDescriptorPosition(uint64_t pid, int fd,
+                                                         const std::string &procRoot) {
+  auto text = readFile(procRoot + "/" + std::to_string(pid) + "/fdinfo/" + std::to_string(fd));
+  return text ? parseFdInfo(*text) : std::nullopt;
+}
+
 std::optional<std::string> readFile(const std::string &path) {
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0)

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <fcntl.h>
 #include <fstream>
 #include <string>
 #include <sys/stat.h>
@@ -170,4 +171,33 @@ TEST(ProcessFiles, FindPerfMapAndroidLocation) {
   writeFile(root + "/98760777/status", "NStgid:\t777\t3\n");
   writeFile(root + "/98760777/root/data/local/tmp/perf-3.map", "1000 10 a\n");
   EXPECT_EQ(findPerfMap(98760777, root), root + "/98760777/root/data/local/tmp/perf-3.map");
+}
+
+TEST(ProcessFiles, FdInfoGivesOffsetAndAppendFlag) {
+  auto plain = parseFdInfo("pos:\t130\nflags:\t0100001\nmnt_id:\t21\nino:\t4242\n");
+  ASSERT_TRUE(plain.has_value());
+  EXPECT_EQ(plain->offset, 130u);
+  EXPECT_FALSE(plain->appends);
+  auto appending = parseFdInfo("pos:\t0\nflags:\t02102001\n");
+  ASSERT_TRUE(appending.has_value());
+  EXPECT_TRUE(appending->appends);
+  EXPECT_FALSE(parseFdInfo("pos:\t12\n").has_value());            // no flags
+  EXPECT_FALSE(parseFdInfo("pos:\tx\nflags:\t01\n").has_value());  // bad offset
+  EXPECT_FALSE(parseFdInfo("pos:\t1\nflags:\t019\n").has_value()); // not octal
+}
+
+TEST(ProcessFiles, DescriptorOfThisProcessIsItsFile) {
+  TempDir dir;
+  std::string path = dir.file("perf-9.map");
+  int fd = ::open(path.c_str(), O_CREAT | O_WRONLY | O_APPEND, 0600);
+  ASSERT_GE(fd, 0);
+  ASSERT_EQ(::write(fd, "1 1 a\n", 6), 6);
+  EXPECT_TRUE(descriptorIsFile(::getpid(), fd, path));
+  EXPECT_FALSE(descriptorIsFile(::getpid(), fd, dir.file("other")));
+  EXPECT_FALSE(descriptorIsFile(::getpid(), 1 << 20, path));
+  auto position = readDescriptorPosition(::getpid(), fd);
+  ASSERT_TRUE(position.has_value());
+  EXPECT_EQ(position->offset, 6u);
+  EXPECT_TRUE(position->appends);
+  ::close(fd);
 }

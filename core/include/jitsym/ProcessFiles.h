@@ -26,10 +26,23 @@ std::optional<uint64_t> parseStartTime(std::string_view procStat);
 std::optional<uint64_t> parseNamespacedPid(std::string_view procStatus);
 std::optional<uid_t> parseRealUid(std::string_view procStatus);
 
+// Where a descriptor stands (/proc/PID/fdinfo/FD): its file offset and whether
+// it was opened to append.
+struct DescriptorPosition {
+  uint64_t offset = 0;
+  bool appends = false;
+};
+std::optional<DescriptorPosition> parseFdInfo(std::string_view fdinfo);
+
 // Readers over /proc (or `procRoot` in tests).
 std::optional<ProcessIdentity> readProcessIdentity(uint64_t pid, const std::string &procRoot = "/proc");
 std::optional<uid_t> readProcessUid(uint64_t pid, const std::string &procRoot = "/proc");
 std::optional<std::string> readFile(const std::string &path);
+// Whether the process's descriptor `fd` refers to the file at `path`.
+bool descriptorIsFile(uint64_t pid, int fd, const std::string &path,
+                      const std::string &procRoot = "/proc");
+std::optional<DescriptorPosition> readDescriptorPosition(uint64_t pid, int fd,
+                                                         const std::string &procRoot = "/proc");
 
 // Candidate perf map paths, in the order they are tried: inside the process's
 // mount namespace under its namespaced PID (containers), /tmp/perf-PID.map, then
