@@ -16,6 +16,7 @@ namespace jitsym {
 namespace {
 
 constexpr size_t kFingerprintBytes = 64;
+constexpr unsigned kInnerSamples = 6; // besides the first and the last bytes
 constexpr size_t kChunkBytes = 4u << 20;
 // Below this, a second thread costs more than it saves.
 constexpr uint64_t kParallelReadBytes = 8u << 20;
@@ -61,27 +62,44 @@ struct PerfMapReader::Part {
 PerfMapReader::PerfMapReader(std::string path, TrustPolicy trust)
     : path_(std::move(path)), trust_(trust) {}
 
+// A runtime only ever appends. The content read so far was replaced when the
+// file is another one, is shorter, was written to without growing (its
+// modification time moved while its size stayed), or no longer holds the bytes
+// sampled from it last time.
 bool PerfMapReader::contentWasReplaced(int fd, const struct stat &st) {
   if (offset_ == 0)
     return false;
   if (st.st_dev != device_ || st.st_ino != inode_)
     return true;
-  if (static_cast<uint64_t>(st.st_size) < offset_)
+  const uint64_t size = static_cast<uint64_t>(st.st_size);
+  if (size < offset_)
+    return true;
+  if (size == statSize_ && (st.st_mtim.tv_sec != statTime_.tv_sec ||
+                            st.st_mtim.tv_nsec != statTime_.tv_nsec))
     return true;
   std::string bytes;
-  if (!preadExact(fd, 0, head_.size(), bytes) || bytes != head_)
-    return true;
-  if (!preadExact(fd, offset_ - tail_.size(), tail_.size(), bytes) || bytes != tail_)
-    return true;
+  for (const Sample &sample : samples_)
+    if (!preadExact(fd, sample.offset, sample.bytes.size(), bytes) || bytes != sample.bytes)
+      return true;
   return false;
 }
 
+// Samples the consumed content: its first and last bytes, and bytes spread
+// evenly between them, so a rewrite that keeps both ends is still caught.
 void PerfMapReader::rememberFingerprint(int fd) {
-  size_t headSize = std::min<uint64_t>(offset_, kFingerprintBytes);
-  size_t tailSize = std::min<uint64_t>(offset_, kFingerprintBytes);
-  if (head_.size() < headSize)
-    preadExact(fd, 0, headSize, head_);
-  preadExact(fd, offset_ - tailSize, tailSize, tail_);
+  samples_.clear();
+  const uint64_t length = std::min<uint64_t>(offset_, kFingerprintBytes);
+  if (length == 0)
+    return;
+  const uint64_t last = offset_ - length;
+  for (unsigned k = 0; k <= kInnerSamples + 1; ++k) {
+    const uint64_t at = last * k / (kInnerSamples + 1);
+    if (k > 0 && at == samples_.back().offset)
+      continue;
+    Sample sample{at, {}};
+    if (preadExact(fd, at, static_cast<size_t>(length), sample.bytes))
+      samples_.push_back(std::move(sample));
+  }
 }
 
 llvm::Expected<ReadStats> PerfMapReader::read(PerfMapSink &sink) {
@@ -108,12 +126,13 @@ llvm::Expected<ReadStats> PerfMapReader::read(PerfMapSink &sink) {
     stats.rewritten = true;
     offset_ = 0;
     nextLine_ = 1;
-    head_.clear();
-    tail_.clear();
+    samples_.clear();
     sink.onRewrite();
   }
   device_ = st.st_dev;
   inode_ = st.st_ino;
+  statSize_ = static_cast<uint64_t>(st.st_size);
+  statTime_ = st.st_mtim;
 
   const uint64_t size = static_cast<uint64_t>(st.st_size);
   if (size > offset_)

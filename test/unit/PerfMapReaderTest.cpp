@@ -251,6 +251,57 @@ TEST(PerfMapReader, SameSizeRewriteChangingOnlyTheTail) {
   EXPECT_EQ(sink.entries.back().second, "a1Z");
 }
 
+// Both ends unchanged, same size: only the modification time tells. The test
+// moves it on by a second, as any write does (kernels keep it distinct from the
+// time a reader saw, even within one clock tick).
+TEST(PerfMapReader, SameSizeRewriteChangingOnlyTheMiddle) {
+  TempDir dir;
+  std::string path = dir.file("perf-6m.map");
+  std::string original = lines(0, 40, "a");
+  writeFile(path, original);
+  PerfMapReader reader(path);
+  Recorder sink;
+  ASSERT_TRUE(bool(reader.read(sink)));
+  std::string changed = original;
+  size_t middle = changed.find(" a20\n");
+  ASSERT_NE(middle, std::string::npos);
+  changed[middle + 1] = 'Z'; // "a20" -> "Z20"
+  overwriteInPlace(path, changed);
+  struct stat st;
+  ASSERT_EQ(::stat(path.c_str(), &st), 0);
+  struct timespec times[2] = {st.st_atim, st.st_mtim};
+  times[1].tv_sec += 1;
+  ASSERT_EQ(::utimensat(AT_FDCWD, path.c_str(), times, 0), 0);
+  auto stats = reader.read(sink);
+  ASSERT_TRUE(bool(stats));
+  EXPECT_TRUE(stats->rewritten);
+  ASSERT_EQ(sink.entries.size(), 40u);
+  EXPECT_EQ(sink.entries[20].second, "Z20");
+  // Nothing written since: the next read is not a rewrite.
+  auto again = reader.read(sink);
+  ASSERT_TRUE(bool(again));
+  EXPECT_FALSE(again->rewritten);
+}
+
+// Rewritten bigger with the same first and last bytes of what was read, but a
+// different middle: the samples spread across the content catch it.
+TEST(PerfMapReader, GrowingRewriteWithSameEndsDetected) {
+  TempDir dir;
+  std::string path = dir.file("perf-6g.map");
+  writeFile(path, lines(0, 1000, "a"));
+  PerfMapReader reader(path);
+  Recorder sink;
+  ASSERT_TRUE(bool(reader.read(sink)));
+  std::string rewritten = lines(0, 300, "a") + lines(300, 700, "b") + lines(700, 1000, "a") +
+                          lines(1000, 1010, "a");
+  overwriteInPlace(path, rewritten);
+  auto stats = reader.read(sink);
+  ASSERT_TRUE(bool(stats));
+  EXPECT_TRUE(stats->rewritten);
+  ASSERT_EQ(sink.entries.size(), 1010u);
+  EXPECT_EQ(sink.entries[500].second, "b500");
+}
+
 TEST(PerfMapReader, BiggerRewriteWithDifferentHeadDetected) {
   TempDir dir;
   std::string path = dir.file("perf-7.map");

@@ -1,13 +1,17 @@
 // Incremental reading of a perf map that its runtime is still appending to.
 // Each read() takes only the bytes appended since the previous one; a file that
 // was truncated or rewritten in place (HotSpot's `jcmd Compiler.perfmap`) or
-// replaced by another file is detected and read again from the start.
+// replaced by another file is detected and read again from the start. A rewrite
+// to the very same size is caught by the file's modification time (kernels
+// since 6.13 keep it distinct after a stat), one that grows the file by the
+// bytes sampled across what was read.
 #pragma once
 
 #include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 #include <sys/stat.h>
 #include <sys/types.h>
 
@@ -71,8 +75,15 @@ private:
   uint64_t nextLine_ = 1;
   dev_t device_ = 0;
   ino_t inode_ = 0;
-  std::string head_; // first bytes of the consumed content
-  std::string tail_; // last bytes before offset_
+  // The file as it was stat'ed before the last read (bytes appended during the
+  // read change its size, so they are never taken for a rewrite).
+  uint64_t statSize_ = 0;
+  struct timespec statTime_ = {};
+  struct Sample {
+    uint64_t offset;
+    std::string bytes;
+  };
+  std::vector<Sample> samples_; // of the consumed content, at the last read
 };
 
 } // namespace jitsym
