@@ -14,6 +14,7 @@ void configureName(lldb::SBTarget &target) {
   lldb::SBBreakpointName name(target, kWatchName);
   name.SetAllowList(false);
   name.SetAllowDelete(false);
+  name.SetAllowDisable(false);
 }
 
 std::optional<uint64_t> argument(lldb::SBFrame &frame, const char *generic,
@@ -38,13 +39,8 @@ void CompileWatch::update(lldb::SBTarget &target, bool wanted,
     remove(target);
     return;
   }
-  if (installed()) {
-    lldb::SBBreakpoint existing = target.FindBreakpointByID(id_);
-    if (existing.IsValid()) {
-      existing.SetEnabled(true);
-      return;
-    }
-  }
+  if (installed() && target.FindBreakpointByID(id_).IsValid())
+    return;
   // By name, so it resolves when libc loads even if the process is not running
   // yet; at the entry, before any instruction touched the argument registers.
   const char *names[] = {"write"};
@@ -63,11 +59,6 @@ void CompileWatch::remove(lldb::SBTarget &target) {
   if (installed() && target.IsValid())
     target.BreakpointDelete(id_);
   id_ = LLDB_INVALID_BREAK_ID;
-}
-
-void CompileWatch::pause(lldb::SBTarget &target) {
-  if (installed())
-    target.FindBreakpointByID(id_).SetEnabled(false);
 }
 
 size_t CompileWatch::locations(lldb::SBTarget &target) const {

@@ -31,9 +31,6 @@ public:
   // Installs the watch when `wanted`, removes it otherwise.
   void update(lldb::SBTarget &target, bool wanted, lldb::SBBreakpointHitCallback onWrite);
   void remove(lldb::SBTarget &target);
-  // Disables the watch from inside its own callback, where deleting it is not
-  // safe; the next update() deletes or re-enables it.
-  void pause(lldb::SBTarget &target);
   bool installed() const { return id_ != LLDB_INVALID_BREAK_ID; }
   // Locations the watch has (one per write function LLDB found).
   size_t locations(lldb::SBTarget &target) const;

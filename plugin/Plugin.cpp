@@ -222,11 +222,11 @@ bool onRuntimeWrite(void *, lldb::SBProcess &process, lldb::SBThread &thread,
   lldb::SBTarget target = process.GetTarget();
   TargetSync &state = registry().forTarget(target);
   PendingBreakpoints pending = PendingBreakpoints::of(target, state.compileWatch.id());
-  if (!state.autoSync || !state.watchCompiles || pending.empty()) {
-    // Nothing left to resolve: stop stopping until a breakpoint is pending again.
-    state.compileWatch.pause(target);
+  // Nothing left to resolve: resume at once. The watch goes at the next stop or
+  // resume; disabling it here, inside its own callback, makes LLDB report the
+  // stop instead of resuming.
+  if (!state.autoSync || !state.watchCompiles || pending.empty())
     return false;
-  }
   lldb::SBDebugger debugger = target.GetDebugger();
   llvm::Expected<std::optional<SyncReport>> report =
       state.syncBeforeWrite(debugger, thread, pending);
