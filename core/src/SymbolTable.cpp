@@ -13,6 +13,11 @@
 namespace jitsym {
 namespace {
 
+// Capacity for an array of n symbols that will become the table: room to grow
+// in place, so the next syncs' additions do not copy the whole table into fresh
+// memory (untouched capacity costs address space only).
+size_t withHeadroom(size_t n) { return n + n / 4 + 1024; }
+
 // Stable LSD radix sort of keys[0, n) by bits [firstBit, endBit) of bitsOf(key),
 // 11 bits at a time so each scatter stays within the cache; `scratch` holds n
 // keys. One pass counts every digit; digits that are the same in every key are
@@ -76,7 +81,9 @@ void sortKeys(BigArray<Key> &keys, unsigned firstBit, unsigned endBit, Bits bits
 template <class Key, class Position>
 BigArray<Symbol> gather(const BigArray<Symbol> &symbols, const BigArray<Key> &keys,
                         Position positionOf) {
-  BigArray<Symbol> sorted(keys.size());
+  BigArray<Symbol> sorted;
+  sorted.reserve(withHeadroom(keys.size()));
+  sorted.resize(keys.size());
   auto copyRange = [&](size_t begin, size_t end) {
     // The reads are random: ask for them well ahead.
     constexpr size_t kAhead = 16;
@@ -205,7 +212,7 @@ void SymbolTable::addAll(SymbolTable &&later) {
   // `later` that wraps was already refused by its add().
   assert(later.live_.empty() && "addAll takes a table that was only added to");
   const uint64_t nameBase = names_.size();
-  pending_.reserve(pending_.size() + later.pending_.size());
+  pending_.reserve(withHeadroom(pending_.size() + later.pending_.size()));
   for (Symbol symbol : later.pending_) {
     symbol.sequence = nextSequence_++;
     symbol.nameOffset += nameBase;
