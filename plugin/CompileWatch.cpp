@@ -33,9 +33,10 @@ std::optional<uint64_t> argument(lldb::SBFrame &frame, const char *generic,
 
 } // namespace
 
-void CompileWatch::update(lldb::SBTarget &target, bool wanted,
+void CompileWatch::update(lldb::SBTarget &target, bool allowed,
                           lldb::SBBreakpointHitCallback onWrite) {
-  if (!wanted) {
+  refreshPending(target);
+  if (!allowed || pending_.empty()) {
     remove(target);
     return;
   }

@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <optional>
 
+#include "PendingBreakpoints.h"
 #include "lldb/API/LLDB.h"
 
 namespace jitsym::plugin {
@@ -28,8 +29,14 @@ struct WriteCall {
 
 class CompileWatch {
 public:
-  // Installs the watch when `wanted`, removes it otherwise.
-  void update(lldb::SBTarget &target, bool wanted, lldb::SBBreakpointHitCallback onWrite);
+  // Reads the target's pending breakpoints, then installs the watch when
+  // `allowed` and some are pending, and removes it otherwise.
+  void update(lldb::SBTarget &target, bool allowed, lldb::SBBreakpointHitCallback onWrite);
+  // What the pending breakpoints wait for, as of the last update() or
+  // refreshPending(): the write callback reads it instead of the breakpoints.
+  const PendingBreakpoints &pending() const { return pending_; }
+  // After a sync gave LLDB new symbols: some breakpoints may have resolved.
+  void refreshPending(lldb::SBTarget &target) { pending_ = PendingBreakpoints::of(target, id_); }
   void remove(lldb::SBTarget &target);
   bool installed() const { return id_ != LLDB_INVALID_BREAK_ID; }
   // Locations the watch has (one per write function LLDB found).
@@ -41,6 +48,7 @@ public:
 
 private:
   lldb::break_id_t id_ = LLDB_INVALID_BREAK_ID;
+  PendingBreakpoints pending_;
 };
 
 } // namespace jitsym::plugin

@@ -221,27 +221,26 @@ bool onRuntimeWrite(void *, lldb::SBProcess &process, lldb::SBThread &thread,
   std::lock_guard<std::mutex> lock(registryMutex());
   lldb::SBTarget target = process.GetTarget();
   TargetSync &state = registry().forTarget(target);
-  PendingBreakpoints pending = PendingBreakpoints::of(target, state.compileWatch.id());
   // Nothing left to resolve: resume at once. The watch goes at the next stop or
   // resume; disabling it here, inside its own callback, makes LLDB report the
   // stop instead of resuming.
-  if (!state.autoSync || !state.watchCompiles || pending.empty())
+  if (!state.autoSync || !state.watchCompiles || state.compileWatch.pending().empty())
     return false;
   lldb::SBDebugger debugger = target.GetDebugger();
   llvm::Expected<std::optional<SyncReport>> report =
-      state.syncBeforeWrite(debugger, thread, pending);
+      state.syncBeforeWrite(debugger, thread, state.compileWatch.pending());
   if (!report)
     llvm::consumeError(report.takeError()); // the next stop's sync reports it
+  else if (*report && (*report)->added > 0)
+    state.compileWatch.refreshPending(target);
   return false;
 }
 
 // The compile watch is wanted while automatic sync is on and a breakpoint of the
 // user's is pending; checked at every stop and before every resume.
 void updateCompileWatch(TargetSync &state) {
-  lldb::SBTarget &target = state.target();
-  bool wanted = state.autoSync && state.watchCompiles &&
-                !PendingBreakpoints::of(target, state.compileWatch.id()).empty();
-  state.compileWatch.update(target, wanted, onRuntimeWrite);
+  state.compileWatch.update(state.target(), state.autoSync && state.watchCompiles,
+                            onRuntimeWrite);
 }
 
 // Before `process continue` and `process launch` (and their aliases) run: a

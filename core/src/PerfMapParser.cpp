@@ -65,10 +65,6 @@ std::string quoted(std::string_view field) {
   return "'" + shown + "'";
 }
 
-} // namespace
-
-namespace {
-
 // Reads hex digits (after an optional 0x) up to a blank; false when the field
 // is anything else, so the careful parser can say what is wrong.
 bool scanHexField(const char *&p, const char *end, uint64_t &value) {

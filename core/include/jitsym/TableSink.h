@@ -28,17 +28,8 @@ public:
   void onDiagnostic(const Diagnostic &diagnostic) override {
     diagnostics.push_back(diagnostic);
   }
-  std::unique_ptr<PerfMapSink> makePartSink() override {
-    return std::make_unique<PartSink>();
-  }
-  void appendPart(PerfMapSink &part, uint64_t linesBefore) override {
-    auto &collected = static_cast<PartSink &>(part);
-    (rewriting_ ? fresh_ : table_).addAll(std::move(collected.table));
-    for (Diagnostic &diagnostic : collected.diagnostics) {
-      diagnostic.line += linesBefore;
-      diagnostics.push_back(std::move(diagnostic));
-    }
-  }
+  std::unique_ptr<PerfMapSink> makePartSink() override;
+  void appendPart(PerfMapSink &part, uint64_t linesBefore) override;
   void finish() {
     if (rewriting_)
       table_.assign(std::move(fresh_));
@@ -48,23 +39,32 @@ public:
   std::vector<Diagnostic> diagnostics;
 
 private:
-  // Collects the second part of a large read into a table of its own.
-  struct PartSink : PerfMapSink {
-    SymbolTable table;
-    std::vector<Diagnostic> diagnostics;
-    void onRewrite() override {}
-    void onSizeHint(uint64_t bytes) override { table.reserve(bytes / 48, bytes); }
-    void onEntry(const PerfMapEntry &entry) override {
-      table.add(entry.address, entry.size, entry.name);
-    }
-    void onDiagnostic(const Diagnostic &diagnostic) override {
-      diagnostics.push_back(diagnostic);
-    }
-  };
-
   SymbolTable &table_;
   SymbolTable fresh_;
   bool rewriting_ = false;
 };
+
+// Collects the second part of a large read into a table of its own (the base
+// that holds it is built first, so TableSink can refer to it).
+struct OwnedTable {
+  SymbolTable table;
+};
+class PartTableSink : public OwnedTable, public TableSink {
+public:
+  PartTableSink() : TableSink(table) {}
+};
+
+inline std::unique_ptr<PerfMapSink> TableSink::makePartSink() {
+  return std::make_unique<PartTableSink>();
+}
+
+inline void TableSink::appendPart(PerfMapSink &part, uint64_t linesBefore) {
+  auto &collected = static_cast<PartTableSink &>(part);
+  (rewriting_ ? fresh_ : table_).addAll(std::move(collected.table));
+  for (Diagnostic &diagnostic : collected.diagnostics) {
+    diagnostic.line += linesBefore;
+    diagnostics.push_back(std::move(diagnostic));
+  }
+}
 
 } // namespace jitsym
