@@ -6,6 +6,7 @@
 #include <map>
 #include <sys/stat.h>
 #include <sstream>
+#include <utility>
 #include <unistd.h>
 
 #include "jitsym/MemoryMap.h"
@@ -54,6 +55,7 @@ void TargetSync::reset() {
   readerOrigin_.clear();
   table_.clear();
   table_.takeChanges();
+  heldDiagnostics_.clear();
   if (!directory_.empty())
     removeTree(directory_);
   directory_.clear();
@@ -280,7 +282,11 @@ llvm::Expected<SyncReport> TargetSync::syncWith(lldb::SBDebugger &debugger,
   if (!stats)
     return stats.takeError();
   sink.finish();
-  report.diagnostics = std::move(sink.diagnostics);
+  heldDiagnostics_.insert(heldDiagnostics_.end(),
+                          std::make_move_iterator(sink.diagnostics.begin()),
+                          std::make_move_iterator(sink.diagnostics.end()));
+  if (!publishOnlyFor)
+    report.diagnostics = std::exchange(heldDiagnostics_, {});
   // Lines the runtime is writing right now (at a write(2) the compile watch
   // stopped): the same lines read from the file later change nothing.
   if (!aheadOfFile.empty() && stats->pendingBytes == 0)

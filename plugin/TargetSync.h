@@ -79,6 +79,9 @@ private:
   std::string readerOrigin_; // the --map path, empty when found automatically
   bool forced_ = false;
   SymbolTable table_;
+  // Malformed lines read at a write the compile watch stopped, where nothing is
+  // shown: reported by the next sync the user sees.
+  std::vector<Diagnostic> heldDiagnostics_;
   std::unique_ptr<WindowModules> modules_;
   uint64_t syncs_ = 0;
   double lastMilliseconds_ = 0;
