@@ -44,7 +44,7 @@ const char *kSyntax =
     "  --watch-compiles on|off  while a breakpoint is pending, stop briefly at\n"
     "               each write(2) of the process so a JIT function's breakpoint\n"
     "               resolves when it is compiled, before it runs (default on;\n"
-    "               about 1.5 ms a write, only while a breakpoint is pending)\n"
+    "               about 1.2 ms a write, only while a breakpoint is pending)\n"
     "  --status     show what is being followed for the selected target\n"
     "  --clear      remove this target's JIT modules and forget the map\n"
     "\n"
