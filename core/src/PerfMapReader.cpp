@@ -50,6 +50,13 @@ bool preadExact(int fd, uint64_t offset, size_t size, std::string &out) {
 
 } // namespace
 
+char *PerfMapSink::beginRead(uint64_t bytes) {
+  buffer_.resize(static_cast<size_t>(bytes));
+  return buffer_.data();
+}
+
+void PerfMapSink::endRead(uint64_t) { buffer_ = BigArray<char>(); }
+
 struct PerfMapReader::Part {
   uint64_t bytes = 0;        // complete lines consumed
   uint64_t lines = 0;
@@ -134,28 +141,38 @@ llvm::Expected<ReadStats> PerfMapReader::read(PerfMapSink &sink) {
   statSize_ = static_cast<uint64_t>(st.st_size);
   statTime_ = st.st_mtim;
 
+  // A large read is split at a line boundary into two parts parsed at once.
   const uint64_t size = static_cast<uint64_t>(st.st_size);
-  if (size > offset_)
-    sink.onSizeHint(size - offset_);
-
-  // A large read is split at a line boundary into two parts parsed at once;
-  // the second part reads on to the end of the file, wherever that is by then.
-  std::unique_ptr<PerfMapSink> partSink;
-  uint64_t split = 0;
-  if (size - std::min(size, offset_) >= kParallelReadBytes) {
-    split = lineBoundaryNear(fd, offset_ + (size - offset_) / 2, size);
-    if (split != 0)
-      partSink = sink.makePartSink();
-  }
+  const uint64_t newBytes = size - std::min(size, offset_);
   Part first, second;
-  if (partSink) {
-    partSink->onSizeHint(size - split);
-    runBoth([&] { first = readPart(fd, offset_, split, nextLine_, sink); },
-            [&] { second = readPart(fd, split, UINT64_MAX, 1, *partSink); });
-    if (first.error.empty() && second.error.empty())
-      sink.appendPart(*partSink, first.lines);
-  } else {
-    first = readPart(fd, offset_, UINT64_MAX, nextLine_, sink);
+  bool twoParts = false;
+  if (newBytes > 0) {
+    std::unique_ptr<PerfMapSink> partSink;
+    uint64_t split = 0;
+    if (newBytes >= kParallelReadBytes) {
+      split = lineBoundaryNear(fd, offset_ + newBytes / 2, size);
+      if (split != 0)
+        partSink = sink.makePartSink();
+    }
+    sink.onSizeHint(partSink ? split - offset_ : newBytes);
+    char *buffer = sink.beginRead(newBytes);
+    if (partSink) {
+      partSink->onSizeHint(size - split);
+      runBoth(
+          [&] { first = readPart(fd, offset_, split, buffer, nextLine_, sink); },
+          [&] { second = readPart(fd, split, size, buffer + (split - offset_), 1, *partSink); });
+      // The second part follows only a first part read whole: a file that shrank
+      // meanwhile is found rewritten at the next read.
+      twoParts = first.error.empty() && second.error.empty() && first.pendingBytes == 0 &&
+                 first.bytes == split - offset_;
+      if (twoParts)
+        sink.appendPart(*partSink, first.lines);
+      else
+        second = Part{0, 0, 0, 0, 0, second.error};
+    } else {
+      first = readPart(fd, offset_, size, buffer, nextLine_, sink);
+    }
+    sink.endRead(first.bytes + second.bytes);
   }
   for (const Part *part : {&first, &second}) {
     if (!part->error.empty())
@@ -166,38 +183,37 @@ llvm::Expected<ReadStats> PerfMapReader::read(PerfMapSink &sink) {
     offset_ += part->bytes;
     nextLine_ += part->lines;
   }
-  stats.pendingBytes = (partSink ? second : first).pendingBytes;
+  stats.pendingBytes = (twoParts ? second : first).pendingBytes;
   rememberFingerprint(fd);
   return stats;
 }
 
-// Reads [begin, end) (or to the end of the file) chunk by chunk; an incomplete
-// line at a chunk's end is carried into the next chunk, and at the end of the
-// file it stays pending. Diagnostics are numbered from `firstLine`.
-PerfMapReader::Part PerfMapReader::readPart(int fd, uint64_t begin, uint64_t end,
+// Reads [begin, end) into `into` chunk by chunk and parses the complete lines
+// as they arrive; an incomplete line at the end stays pending. Diagnostics are
+// numbered from `firstLine`.
+PerfMapReader::Part PerfMapReader::readPart(int fd, uint64_t begin, uint64_t end, char *into,
                                             uint64_t firstLine, PerfMapSink &sink) const {
   Part part;
-  std::vector<char> buffer;
-  std::string carry;
-  uint64_t fileOffset = begin;
-  while (fileOffset < end) {
-    const size_t want = static_cast<size_t>(std::min<uint64_t>(kChunkBytes, end - fileOffset));
-    buffer.resize(carry.size() + want);
-    std::memcpy(buffer.data(), carry.data(), carry.size());
+  uint64_t filled = 0, parsed = 0;
+  while (begin + filled < end) {
+    const size_t want = static_cast<size_t>(std::min<uint64_t>(kChunkBytes, end - begin - filled));
     ssize_t n;
     do
-      n = ::pread(fd, buffer.data() + carry.size(), want, fileOffset);
+      n = ::pread(fd, into + filled, want, static_cast<off_t>(begin + filled));
     while (n < 0 && errno == EINTR);
     if (n < 0) {
       part.error = std::strerror(errno);
-      return part;
+      break;
     }
     if (n == 0)
-      break;
-    fileOffset += static_cast<uint64_t>(n);
-    std::string_view bytes(buffer.data(), carry.size() + static_cast<size_t>(n));
+      break; // the file shrank since it was stat'ed
+    const char *arrived = into + filled;
+    filled += static_cast<uint64_t>(n);
+    // Parse once a line ends, so one huge line is not rescanned chunk by chunk.
+    if (!::memrchr(arrived, '\n', static_cast<size_t>(n)))
+      continue;
     PerfMapChunkResult chunk = parsePerfMapChunk(
-        bytes, firstLine + part.lines,
+        std::string_view(into + parsed, filled - parsed), firstLine + part.lines,
         [&](const PerfMapEntry &entry) {
           ++part.entries;
           sink.onEntry(entry);
@@ -207,10 +223,10 @@ PerfMapReader::Part PerfMapReader::readPart(int fd, uint64_t begin, uint64_t end
           sink.onDiagnostic({path_, line, std::move(message)});
         });
     part.lines += chunk.linesConsumed;
-    part.bytes += chunk.bytesConsumed;
-    carry.assign(bytes.substr(chunk.bytesConsumed));
+    parsed += chunk.bytesConsumed;
   }
-  part.pendingBytes = carry.size();
+  part.bytes = parsed;
+  part.pendingBytes = filled - parsed;
   return part;
 }
 

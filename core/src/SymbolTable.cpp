@@ -5,6 +5,7 @@
 #include "jitsym/Parallel.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <cassert>
 #include <cstring>
 #include <map>
@@ -56,6 +57,26 @@ void radixSort(Key *keys, Key *scratch, size_t n, unsigned firstBit, unsigned en
     std::copy(from, from + n, keys);
 }
 
+// Merges the sorted runs a and b into `out`, stably (a first among equals): one
+// thread fills the front half of `out` from the runs' fronts while the other
+// fills the back half from their backs.
+template <class Key, class Less>
+void mergeFromBothEnds(const Key *a, size_t na, const Key *b, size_t nb, Key *out,
+                       Less less) {
+  const size_t n = na + nb, front = n / 2;
+  runBoth(
+      [&] {
+        size_t i = 0, j = 0;
+        for (size_t k = 0; k < front; ++k)
+          out[k] = j < nb && (i == na || less(b[j], a[i])) ? b[j++] : a[i++];
+      },
+      [&] {
+        size_t i = na, j = nb;
+        for (size_t k = n; k > front; --k)
+          out[k - 1] = i > 0 && (j == 0 || less(b[j - 1], a[i - 1])) ? a[--i] : b[--j];
+      });
+}
+
 // Sorts `keys` (whose initial order is announcement order) stably by
 // bits [firstBit, endBit); large arrays are sorted as two halves on two threads
 // and merged, the first half winning ties so the result stays stable.
@@ -72,77 +93,153 @@ void sortKeys(BigArray<Key> &keys, unsigned firstBit, unsigned endBit, Bits bits
   const size_t half = n / 2;
   runBoth([&] { radixSort(all, spare, half, firstBit, endBit, bitsOf); },
           [&] { radixSort(all + half, spare + half, n - half, firstBit, endBit, bitsOf); });
-  std::merge(all, all + half, all + half, all + n, spare, less);
+  mergeFromBothEnds(all, half, all + half, n - half, spare, less);
   keys.swap(scratch);
 }
 
-// Copies symbols[positionOf(keys[i])] to sorted[i], in two halves on two threads
-// when it is large.
+// The pending batches of announcements, seen as one array in announcement order.
+class PendingView {
+public:
+  explicit PendingView(const std::vector<BigArray<Symbol>> &batches) : batches_(batches) {
+    for (const BigArray<Symbol> &batch : batches)
+      size_ += batch.size();
+  }
+  size_t size() const { return size_; }
+  const Symbol &operator[](size_t position) const {
+    for (const BigArray<Symbol> &batch : batches_) {
+      if (position < batch.size())
+        return batch[position];
+      position -= batch.size();
+    }
+    assert(false && "position past the pending symbols");
+    return batches_.back().back();
+  }
+  // Calls fn(position, symbol) for the positions in [begin, end).
+  template <class Fn> void forEach(size_t begin, size_t end, Fn &&fn) const {
+    size_t base = 0;
+    for (const BigArray<Symbol> &batch : batches_) {
+      for (size_t i = std::max(begin, base); i < std::min(end, base + batch.size()); ++i)
+        fn(i, batch[i - base]);
+      base += batch.size();
+    }
+  }
+  bool inAddressOrder() const {
+    const Symbol *previous = nullptr;
+    for (const BigArray<Symbol> &batch : batches_) {
+      if (batch.empty())
+        continue;
+      if (previous && batch.front().address < previous->address)
+        return false;
+      if (!std::is_sorted(batch.begin(), batch.end(), [](const Symbol &a, const Symbol &b) {
+            return a.address < b.address;
+          }))
+        return false;
+      previous = &batch.back();
+    }
+    return true;
+  }
+
+private:
+  const std::vector<BigArray<Symbol>> &batches_;
+  size_t size_ = 0;
+};
+
+// Copies pending[positionOf(keys[i])] to sorted[i], numbering each symbol by its
+// announcement (firstSequence + position).
 template <class Key, class Position>
-BigArray<Symbol> gather(const BigArray<Symbol> &symbols, const BigArray<Key> &keys,
-                        Position positionOf) {
+BigArray<Symbol> gather(const PendingView &pending, const BigArray<Key> &keys,
+                        uint64_t firstSequence, Position positionOf) {
   BigArray<Symbol> sorted;
   sorted.reserve(withHeadroom(keys.size()));
   sorted.resize(keys.size());
-  auto copyRange = [&](size_t begin, size_t end) {
+  inHalves(keys.size(), [&](unsigned, size_t begin, size_t end) {
     // The reads are random: ask for them well ahead.
     constexpr size_t kAhead = 16;
     for (size_t i = begin; i < end; ++i) {
       if (i + kAhead < end)
-        __builtin_prefetch(&symbols[positionOf(keys[i + kAhead])]);
-      sorted[i] = symbols[positionOf(keys[i])];
+        __builtin_prefetch(&pending[positionOf(keys[i + kAhead])]);
+      const uint64_t position = positionOf(keys[i]);
+      sorted[i] = pending[position];
+      sorted[i].sequence = firstSequence + position;
     }
-  };
-  if (keys.size() < 2 * kParallelThreshold) {
-    copyRange(0, keys.size());
-  } else {
-    const size_t half = keys.size() / 2;
-    runBoth([&] { copyRange(0, half); }, [&] { copyRange(half, keys.size()); });
-  }
+  });
   return sorted;
 }
 
-// Orders `symbols` by address, keeping announcement order among equal addresses.
-// The keys pack (address - lowest address, position) into 64 bits whenever the
-// code spans less than 2^(64 - log2 n) bytes, which real processes do; otherwise
-// they are (address, position) pairs.
-void sortByAddress(BigArray<Symbol> &symbols) {
-  const size_t n = symbols.size();
+// The pending symbols as one array in announcement order, numbered from
+// firstSequence.
+BigArray<Symbol> concatenate(std::vector<BigArray<Symbol>> &batches, uint64_t firstSequence) {
+  BigArray<Symbol> all;
+  if (batches.size() == 1) {
+    all.swap(batches.front());
+    inHalves(all.size(), [&](unsigned, size_t begin, size_t end) {
+      for (size_t i = begin; i < end; ++i)
+        all[i].sequence = firstSequence + i;
+    });
+    return all;
+  }
+  const PendingView pending(batches);
+  all.reserve(withHeadroom(pending.size()));
+  all.resize(pending.size());
+  inHalves(all.size(), [&](unsigned, size_t begin, size_t end) {
+    pending.forEach(begin, end, [&](size_t i, const Symbol &symbol) {
+      all[i] = symbol;
+      all[i].sequence = firstSequence + i;
+    });
+  });
+  return all;
+}
+
+// The pending symbols in address order (announcement order among equal
+// addresses), numbered from firstSequence. The keys pack (address - lowest
+// address, position) into 64 bits whenever the code spans less than
+// 2^(64 - log2 n) bytes, which real processes do; otherwise they are
+// (address, position) pairs.
+BigArray<Symbol> sortByAddress(const PendingView &pending, uint64_t firstSequence) {
+  const size_t n = pending.size();
   unsigned positionBits = 1;
   while ((size_t(1) << positionBits) < n)
     ++positionBits;
-  uint64_t lowest = UINT64_MAX, highest = 0;
-  for (const Symbol &s : symbols) {
-    lowest = std::min(lowest, s.address);
-    highest = std::max(highest, s.address);
-  }
+  uint64_t lowestOf[2] = {UINT64_MAX, UINT64_MAX}, highestOf[2] = {0, 0};
+  inHalves(n, [&](unsigned half, size_t begin, size_t end) {
+    uint64_t lowest = UINT64_MAX, highest = 0;
+    pending.forEach(begin, end, [&](size_t, const Symbol &s) {
+      lowest = std::min(lowest, s.address);
+      highest = std::max(highest, s.address);
+    });
+    lowestOf[half] = lowest;
+    highestOf[half] = highest;
+  });
+  const uint64_t lowest = std::min(lowestOf[0], lowestOf[1]);
+  const uint64_t highest = std::max(highestOf[0], highestOf[1]);
   unsigned spanBits = 0;
   while (spanBits < 64 && ((highest - lowest) >> spanBits) != 0)
     ++spanBits;
 
   if (spanBits + positionBits <= 64) {
     BigArray<uint64_t> keys(n);
-    for (size_t i = 0; i < n; ++i)
-      keys[i] = ((symbols[i].address - lowest) << positionBits) | i;
+    inHalves(n, [&](unsigned, size_t begin, size_t end) {
+      pending.forEach(begin, end, [&](size_t i, const Symbol &s) {
+        keys[i] = ((s.address - lowest) << positionBits) | i;
+      });
+    });
     // Keys start in position order, so sorting the address bits alone is stable.
     sortKeys(keys, positionBits, positionBits + spanBits, [](uint64_t k) { return k; },
              std::less<uint64_t>());
     const uint64_t positionMask = (uint64_t(1) << positionBits) - 1;
-    symbols = gather(symbols, keys, [&](uint64_t k) { return k & positionMask; });
-    return;
+    return gather(pending, keys, firstSequence, [&](uint64_t k) { return k & positionMask; });
   }
   struct Key {
     uint64_t address;
     uint64_t position;
   };
   BigArray<Key> keys(n);
-  for (size_t i = 0; i < n; ++i)
-    keys[i] = {symbols[i].address, i};
+  pending.forEach(0, n, [&](size_t i, const Symbol &s) { keys[i] = {s.address, i}; });
   sortKeys(keys, 0, 64, [](const Key &k) { return k.address; },
            [](const Key &a, const Key &b) {
              return a.address != b.address ? a.address < b.address : a.position < b.position;
            });
-  symbols = gather(symbols, keys, [](const Key &k) { return k.position; });
+  return gather(pending, keys, firstSequence, [](const Key &k) { return k.position; });
 }
 
 // Which symbols of an address-ordered batch a later announcement in the same
@@ -196,30 +293,59 @@ sweep : {
 } // namespace
 
 void SymbolTable::add(uint64_t address, uint64_t size, std::string_view name) {
-  if (address + (size ? size : 1) <= address)
-    return; // wraps past the top of the address space: no code lives there
   Symbol symbol;
-  symbol.address = address;
-  symbol.size = size;
-  symbol.sequence = nextSequence_++;
-  symbol.nameOffset = storeName(name);
-  symbol.nameSize = static_cast<uint32_t>(name.size());
-  pending_.push_back(symbol);
+  if (holdsName(name)) {
+    if (!describe(address, size, name, symbol))
+      return;
+  } else {
+    if (address + (size ? size : 1) <= address)
+      return; // wraps past the top of the address space: no code lives there
+    symbol = {address, size, 0, storeName(name), static_cast<uint32_t>(name.size())};
+  }
+  if (pending_.empty())
+    pending_.emplace_back();
+  pending_.back().push_back(symbol);
 }
 
-void SymbolTable::addAll(SymbolTable &&later) {
-  // Same as add() for each, without copying names one by one. A symbol of
-  // `later` that wraps was already refused by its add().
-  assert(later.live_.empty() && "addAll takes a table that was only added to");
-  const uint64_t nameBase = names_.size();
-  pending_.reserve(withHeadroom(pending_.size() + later.pending_.size()));
-  for (Symbol symbol : later.pending_) {
-    symbol.sequence = nextSequence_++;
-    symbol.nameOffset += nameBase;
-    pending_.push_back(symbol);
-  }
-  names_.insert(names_.end(), later.names_.begin(), later.names_.end());
-  later = SymbolTable();
+bool SymbolTable::describe(uint64_t address, uint64_t size, std::string_view heldName,
+                           Symbol &symbol) const {
+  assert(holdsName(heldName) && "describe() takes names already in the storage");
+  if (address + (size ? size : 1) <= address)
+    return false;
+  symbol = {address, size, 0, static_cast<uint64_t>(heldName.data() - names_.data()),
+            static_cast<uint32_t>(heldName.size())};
+  return true;
+}
+
+void SymbolTable::addBatch(BigArray<Symbol> &&batch) {
+  if (!batch.empty())
+    pending_.push_back(std::move(batch));
+  batch = BigArray<Symbol>();
+}
+
+void SymbolTable::reserve(size_t symbols) {
+  if (pending_.empty())
+    pending_.emplace_back();
+  pending_.back().reserve(pending_.back().size() + symbols);
+}
+
+char *SymbolTable::growNameStorage(size_t bytes) {
+  const size_t offset = names_.size();
+  // Room to grow: the next syncs append without moving what is already held.
+  if (names_.capacity() < offset + bytes)
+    names_.reserve(withHeadroom(offset + bytes));
+  names_.resize(offset + bytes);
+  return names_.data() + offset;
+}
+
+void SymbolTable::shrinkNameStorage(size_t bytes) {
+  names_.resize(names_.size() - std::min(bytes, names_.size()));
+}
+
+bool SymbolTable::holdsName(std::string_view text) const {
+  const auto at = reinterpret_cast<uintptr_t>(text.data());
+  const auto begin = reinterpret_cast<uintptr_t>(names_.data());
+  return !names_.empty() && at >= begin && at + text.size() <= begin + names_.size();
 }
 
 uint64_t SymbolTable::storeName(std::string_view text) {
@@ -238,17 +364,17 @@ void SymbolTable::recordRemoval(const Symbol &symbol) const {
 }
 
 void SymbolTable::flush() const {
-  if (pending_.empty())
+  const PendingView view(pending_);
+  if (view.size() == 0)
     return;
-  // 1. The batch in address order (announcement order among equal addresses).
-  //    Runtimes mostly announce rising addresses, so check before sorting.
-  BigArray<Symbol> batch = std::move(pending_);
+  // 1. The batch in address order (announcement order among equal addresses),
+  //    numbered. Runtimes mostly announce rising addresses, so check before
+  //    sorting.
+  const uint64_t firstSequence = nextSequence_;
+  nextSequence_ += view.size();
+  BigArray<Symbol> batch = view.inAddressOrder() ? concatenate(pending_, firstSequence)
+                                                 : sortByAddress(view, firstSequence);
   pending_.clear();
-  auto byAddress = [](const Symbol &a, const Symbol &b) {
-    return a.address != b.address ? a.address < b.address : a.sequence < b.sequence;
-  };
-  if (!std::is_sorted(batch.begin(), batch.end(), byAddress))
-    sortByAddress(batch);
 
   // 2. Inside the batch, a symbol survives unless a later one overlaps it.
   std::vector<char> dead = batchCasualties(batch);
@@ -512,7 +638,10 @@ void SymbolTable::compactNamesIfWasteful() {
 }
 
 size_t SymbolTable::memoryBytes() const {
-  return (live_.capacity() + pending_.capacity()) * sizeof(Symbol) + names_.capacity() +
+  size_t symbols = live_.capacity();
+  for (const BigArray<Symbol> &batch : pending_)
+    symbols += batch.capacity();
+  return symbols * sizeof(Symbol) + names_.capacity() +
          nameIndex_.capacity() * sizeof(uint32_t) + pendingAdded_.capacity() * sizeof(uint64_t);
 }
 

@@ -400,6 +400,44 @@ TEST(PerfMapReader, LinesSpanningReadChunks) {
 
 // A read this large is parsed in two parts on two threads: the result must be
 // what one thread gives, line numbers, order of announcements and all.
+TEST(PerfMapReader, NamesAreKeptWhereTheFileBytesWereRead) {
+  TempDir dir;
+  std::string path = dir.file("perf-3.map");
+  const std::string text = "1000 10 first one\n2000 10 second\nzz bad\n3000 10 third\n";
+  writeFile(path, text);
+  PerfMapReader reader(path);
+  SymbolTable table;
+  TableSink sink(table);
+  ASSERT_TRUE(bool(reader.read(sink)));
+  std::string_view first = table.name(*table.findByAddress(0x1000));
+  std::string_view third = table.name(*table.findByAddress(0x3000));
+  EXPECT_EQ(first, "first one");
+  EXPECT_EQ(third, "third");
+  // No copy: the names sit as far apart as they do in the file.
+  EXPECT_EQ(third.data() - first.data(),
+            std::ptrdiff_t(text.find("third") - text.find("first one")));
+}
+
+TEST(PerfMapReader, LineLongerThanAReadChunkSpansTheSplit) {
+  TempDir dir;
+  std::string path = dir.file("perf-4.map");
+  const std::string longName(9u << 20, 'x');
+  writeFile(path, "1000 10 a\n2000 10 " + longName + "\n3000 10 c\n4000 10 half");
+  PerfMapReader reader(path);
+  SymbolTable table;
+  TableSink sink(table);
+  auto stats = reader.read(sink);
+  ASSERT_TRUE(bool(stats)) << errorText(stats.takeError());
+  EXPECT_EQ(stats->entries, 3u);
+  EXPECT_EQ(stats->pendingBytes, std::string("4000 10 half").size());
+  EXPECT_EQ(table.name(*table.findByAddress(0x2000)), longName);
+  EXPECT_EQ(table.name(*table.findByAddress(0x3000)), "c");
+  appendFile(path, "-written\n");
+  ASSERT_TRUE(bool(reader.read(sink)));
+  EXPECT_EQ(table.name(*table.findByAddress(0x4000)), "half-written");
+  EXPECT_EQ(table.name(*table.findByAddress(0x2000)), longName);
+}
+
 TEST(PerfMapReader, TwoPartReadMatchesOneThread) {
   TempDir dir;
   std::string path = dir.file("perf-2.map");

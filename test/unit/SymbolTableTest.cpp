@@ -267,6 +267,100 @@ TEST(SymbolTable, RandomAnnouncementsWithQueriesMatchModel) {
   randomAgainstModel(2);
 }
 
+// A large load as the reader does it: names written into the table's storage,
+// the first part announced with add(), the second collected with describe()
+// and handed over with addBatch(). Large enough for the two-thread sort and
+// merge; `spread` decides whether the packed 64-bit sort keys fit.
+void largeBatchesAgainstModel(uint64_t spread) {
+  std::mt19937_64 rng(777);
+  constexpr size_t kCount = 300000;
+  struct Announced {
+    uint64_t address, size;
+    std::string name;
+  };
+  std::vector<Announced> announced;
+  size_t nameBytes = 0;
+  for (size_t i = 0; i < kCount; ++i) {
+    uint64_t address = 0x10000 + (rng() % spread) * 0x10;
+    uint64_t size = rng() % 8 == 0 ? 0 : (rng() % 8) * 0x10;
+    announced.push_back({address, size, "fn_" + std::to_string(i)});
+    nameBytes += announced.back().name.size();
+  }
+  SymbolTable t;
+  char *storage = t.growNameStorage(nameBytes);
+  std::vector<std::string_view> held;
+  for (const Announced &a : announced) {
+    std::copy(a.name.begin(), a.name.end(), storage);
+    held.emplace_back(storage, a.name.size());
+    storage += a.name.size();
+  }
+  BigArray<Symbol> second;
+  for (size_t i = 0; i < kCount; ++i) {
+    if (i < kCount / 2) {
+      t.add(announced[i].address, announced[i].size, held[i]);
+      continue;
+    }
+    Symbol symbol;
+    ASSERT_TRUE(t.describe(announced[i].address, announced[i].size, held[i], symbol));
+    second.push_back(symbol);
+  }
+  t.addBatch(std::move(second));
+
+  std::map<uint64_t, Live> model;
+  for (const Announced &a : announced) {
+    uint64_t end = a.address + (a.size ? a.size : 1);
+    auto it = model.upper_bound(a.address);
+    if (it != model.begin()) {
+      auto prev = std::prev(it);
+      if (prev->first + (prev->second.size ? prev->second.size : 1) > a.address)
+        it = prev;
+    }
+    while (it != model.end() && it->first < end)
+      it = model.erase(it);
+    model[a.address] = Live{a.address, a.size, a.name};
+  }
+  std::vector<Live> expected;
+  for (const auto &entry : model)
+    expected.push_back(entry.second);
+  ASSERT_EQ(contents(t), expected);
+  // Announcement order numbers the symbols across both batches.
+  uint64_t previous = 0;
+  std::vector<uint64_t> sequences;
+  t.forEach([&](const Symbol &s) { sequences.push_back(s.sequence); });
+  std::sort(sequences.begin(), sequences.end());
+  for (uint64_t sequence : sequences) {
+    EXPECT_GT(sequence, previous);
+    EXPECT_LE(sequence, kCount);
+    previous = sequence;
+  }
+  const Symbol *last = t.findByAddress(announced.back().address);
+  ASSERT_NE(last, nullptr);
+  EXPECT_EQ(last->sequence, kCount);
+}
+
+TEST(SymbolTable, LargeBatchesFromNameStorageMatchModel) {
+  largeBatchesAgainstModel(1 << 18); // crowded: many overlaps, packed keys
+}
+
+TEST(SymbolTable, LargeBatchesAcrossTheAddressSpaceMatchModel) {
+  largeBatchesAgainstModel(uint64_t(1) << 59); // too wide for packed keys
+}
+
+TEST(SymbolTable, NamesInStorageAreNotCopied) {
+  SymbolTable t;
+  char *storage = t.growNameStorage(8);
+  std::copy_n("abcdefgh", 8, storage);
+  const size_t before = t.memoryBytes();
+  t.add(0x1000, 0x10, std::string_view(storage, 3));
+  t.add(0x2000, 0x10, std::string_view(storage + 3, 5));
+  t.add(0x3000, 0x10, "copied");
+  t.shrinkNameStorage(0);
+  EXPECT_EQ(t.name(*t.findByAddress(0x1000)), "abc");
+  EXPECT_EQ(t.name(*t.findByAddress(0x2000)).data(), t.name(*t.findByAddress(0x1000)).data() + 3);
+  EXPECT_EQ(t.name(*t.findByAddress(0x3000)), "copied");
+  EXPECT_GE(t.memoryBytes(), before);
+}
+
 TEST(SymbolTable, DeadBatchSymbolStillRemovesLiveOne) {
   // Regression test for a fixed bug: SymbolTable::flush (SymbolTable.cpp, step 3: `if (dead[i]) continue;`)
   // only lets batch *survivors* remove live symbols. When a batch holds D that a

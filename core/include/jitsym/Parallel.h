@@ -2,6 +2,7 @@
 // and parsing a million lines); the machines we target have at least two cores.
 #pragma once
 
+#include <cstddef>
 #include <system_error>
 #include <thread>
 
@@ -25,5 +26,15 @@ template <class First, class Second> void runBoth(First &&first, Second &&second
 // Work below this many items is done on one thread: starting one costs tens of
 // microseconds.
 constexpr size_t kParallelThreshold = 1u << 16;
+
+// Calls fn(half, begin, end) for the halves [0, n/2) and [n/2, n) of n items,
+// on two threads; small work is one call fn(0, 0, n).
+template <class Fn> void inHalves(size_t n, Fn &&fn) {
+  if (n < 2 * kParallelThreshold) {
+    fn(0u, size_t(0), n);
+    return;
+  }
+  runBoth([&] { fn(0u, size_t(0), n / 2); }, [&] { fn(1u, n / 2, n); });
+}
 
 } // namespace jitsym

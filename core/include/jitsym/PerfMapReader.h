@@ -1,5 +1,6 @@
 // Incremental reading of a perf map that its runtime is still appending to.
-// Each read() takes only the bytes appended since the previous one; a file that
+// Each read() takes only the bytes appended since the previous one (up to the
+// size the file had when the read began); a file that
 // was truncated or rewritten in place (HotSpot's `jcmd Compiler.perfmap`) or
 // replaced by another file is detected and read again from the start. A rewrite
 // to the very same size is caught by the file's modification time (kernels
@@ -15,6 +16,7 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 
+#include "jitsym/BigArray.h"
 #include "jitsym/Diagnostic.h"
 #include "jitsym/PerfMapParser.h"
 #include "llvm/Support/Error.h"
@@ -38,15 +40,27 @@ class PerfMapSink {
 public:
   virtual ~PerfMapSink() = default;
   virtual void onRewrite() = 0;                        // forget what was read
-  virtual void onSizeHint(uint64_t newBytes) {}         // bytes about to be read
+  virtual void onSizeHint(uint64_t newBytes) {}         // bytes of lines coming here
   virtual void onEntry(const PerfMapEntry &entry) = 0;
   virtual void onDiagnostic(const Diagnostic &diagnostic) = 0;
 
+  // Where the reader puts the `bytes` new bytes of the file; entries' names
+  // point into them. A sink that keeps names can hand out its own storage and
+  // keep them without a copy. endRead() says how many of the bytes were used;
+  // the rest (a half-written last line, what a shrinking file never gave) is
+  // the sink's to drop.
+  virtual char *beginRead(uint64_t bytes);
+  virtual void endRead(uint64_t usedBytes);
+
   // A large read is parsed in two parts on two threads. The second part goes to
-  // a sink made here (null: read on one thread) and is handed back, after the
-  // first part, with the number of lines before it.
+  // a sink made here (null: read on one thread), whose entries name bytes of
+  // this sink's buffer, and is handed back, after the first part, with the
+  // number of lines before it.
   virtual std::unique_ptr<PerfMapSink> makePartSink() { return nullptr; }
   virtual void appendPart(PerfMapSink &part, uint64_t linesBefore) {}
+
+private:
+  BigArray<char> buffer_; // the default read buffer
 };
 
 class PerfMapReader {
@@ -63,7 +77,7 @@ public:
 
 private:
   struct Part; // what reading one byte range yielded
-  Part readPart(int fd, uint64_t begin, uint64_t end, uint64_t firstLine,
+  Part readPart(int fd, uint64_t begin, uint64_t end, char *into, uint64_t firstLine,
                 PerfMapSink &sink) const;
   uint64_t lineBoundaryNear(int fd, uint64_t middle, uint64_t end) const;
   bool contentWasReplaced(int fd, const struct stat &st);

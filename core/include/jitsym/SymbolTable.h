@@ -5,7 +5,8 @@
 // Announcements are batched: add() only records them, and the next query (or
 // takeChanges) applies the whole batch with one sort and one merge into a flat
 // sorted array. That keeps a million-line map cheap to index (40 bytes a symbol
-// plus its name) and an incremental batch cheap to apply.
+// plus its name) and an incremental batch cheap to apply. A reader can also put
+// file bytes straight into the name storage, so names are never copied.
 #pragma once
 
 #include <cstdint>
@@ -18,12 +19,13 @@
 
 namespace jitsym {
 
+// Trivial, so the big arrays of them are not zero-filled before being written.
 struct Symbol {
-  uint64_t address = 0;
-  uint64_t size = 0;        // as announced; 0 is allowed
-  uint64_t sequence = 0;    // announcement order, 1-based
-  uint64_t nameOffset = 0;  // into the table's name storage
-  uint32_t nameSize = 0;
+  uint64_t address;
+  uint64_t size;        // as announced; 0 is allowed
+  uint64_t sequence;    // announcement order, 1-based (0 until applied)
+  uint64_t nameOffset;  // into the table's name storage
+  uint32_t nameSize;
 
   // A zero-size symbol still occupies its first byte.
   uint64_t end() const { return address + (size ? size : 1); }
@@ -50,9 +52,23 @@ public:
   // would wrap past the top of the address space is ignored.
   void add(uint64_t address, uint64_t size, std::string_view name);
 
-  // Announces the symbols `later` has been given (and not yet applied), in
-  // order, after every symbol announced here; `later` ends up empty.
-  void addAll(SymbolTable &&later);
+  // Bulk loading without copying names: a reader reads file bytes straight into
+  // the name storage, then announces symbols whose names lie in those bytes.
+  // add() keeps no copy of such a name, and describe() lets another thread
+  // collect symbols for addBatch(), as neither changes the storage.
+  //
+  // Room for `bytes` more bytes at the end of the name storage; valid until
+  // the storage grows again.
+  char *growNameStorage(size_t bytes);
+  // Gives back the last `bytes` bytes of the storage (read, never announced).
+  void shrinkNameStorage(size_t bytes);
+  // The symbol add() would record for a name held in the storage; false for a
+  // range that wraps past the top of the address space.
+  bool describe(uint64_t address, uint64_t size, std::string_view heldName,
+                Symbol &symbol) const;
+  // Announces symbols made by describe(), in order, after every symbol
+  // announced so far.
+  void addBatch(BigArray<Symbol> &&batch);
 
   // Replaces the whole content with `other` (a re-read of a rewritten map),
   // recording only the differences as changes.
@@ -83,11 +99,9 @@ public:
   // Bytes held (symbols, names, indexes), for the memory budget.
   size_t memoryBytes() const;
 
-  // Reserves room ahead of a large load, so the table grows without copying.
-  void reserve(size_t symbols, size_t nameBytes) {
-    pending_.reserve(pending_.size() + symbols);
-    names_.reserve(names_.size() + nameBytes);
-  }
+  // Reserves room for the symbols of a large load, so the table grows without
+  // copying.
+  void reserve(size_t symbols);
 
 private:
   void flush() const;
@@ -96,12 +110,14 @@ private:
   }
   void recordRemoval(const Symbol &symbol) const;
   uint64_t storeName(std::string_view text);
+  bool holdsName(std::string_view text) const;
   void markPublished();
   void compactNamesIfWasteful();
 
   // Mutable: queries apply the pending batch first.
   mutable BigArray<Symbol> live_;    // sorted by address, non-overlapping
-  mutable BigArray<Symbol> pending_; // announcement order
+  // Batches of announcements not yet applied, each and all in announcement order.
+  mutable std::vector<BigArray<Symbol>> pending_;
   mutable std::vector<uint64_t> pendingAdded_; // addresses of new live symbols
   mutable bool addedSinceLoad_ = false; // a whole batch became the table
   mutable std::vector<RemovedRange> pendingRemoved_;
@@ -110,7 +126,7 @@ private:
   mutable std::vector<uint32_t> nameIndex_; // positions in live_, by name
   mutable bool nameIndexValid_ = false;
   BigArray<char> names_;
-  uint64_t nextSequence_ = 1;
+  mutable uint64_t nextSequence_ = 1; // numbers pending symbols as they are applied
   uint64_t publishedSequence_ = 0; // symbols up to here were handed out
 };
 

@@ -1,4 +1,5 @@
-// Feeds perf map entries into a SymbolTable and keeps the diagnostics.
+// Feeds perf map entries into a SymbolTable and keeps the diagnostics. The file
+// is read straight into the table's name storage, so names are not copied.
 #pragma once
 
 #include <vector>
@@ -19,11 +20,18 @@ public:
     fresh_.clear();
   }
   void onSizeHint(uint64_t bytes) override {
-    // Real perf map lines average 50-100 bytes; names are most of a line.
-    (rewriting_ ? fresh_ : table_).reserve(bytes / 48, bytes);
+    // Real perf map lines average 50-100 bytes.
+    target().reserve(bytes / 48);
+  }
+  char *beginRead(uint64_t bytes) override {
+    readBytes_ = bytes;
+    return target().growNameStorage(bytes);
+  }
+  void endRead(uint64_t usedBytes) override {
+    target().shrinkNameStorage(readBytes_ - usedBytes);
   }
   void onEntry(const PerfMapEntry &entry) override {
-    (rewriting_ ? fresh_ : table_).add(entry.address, entry.size, entry.name);
+    target().add(entry.address, entry.size, entry.name);
   }
   void onDiagnostic(const Diagnostic &diagnostic) override {
     diagnostics.push_back(diagnostic);
@@ -39,28 +47,44 @@ public:
   std::vector<Diagnostic> diagnostics;
 
 private:
+  SymbolTable &target() { return rewriting_ ? fresh_ : table_; }
+
   SymbolTable &table_;
   SymbolTable fresh_;
   bool rewriting_ = false;
+  uint64_t readBytes_ = 0;
 };
 
-// Collects the second part of a large read into a table of its own (the base
-// that holds it is built first, so TableSink can refer to it).
-struct OwnedTable {
-  SymbolTable table;
-};
-class PartTableSink : public OwnedTable, public TableSink {
+// Collects the second part of a large read on its own thread: symbols whose
+// names are in the table's storage already, handed over whole by appendPart.
+class PartTableSink : public PerfMapSink {
 public:
-  PartTableSink() : TableSink(table) {}
+  explicit PartTableSink(const SymbolTable &table) : table_(table) {}
+  void onRewrite() override {}
+  void onSizeHint(uint64_t bytes) override { symbols.reserve(bytes / 48); }
+  void onEntry(const PerfMapEntry &entry) override {
+    Symbol symbol;
+    if (table_.describe(entry.address, entry.size, entry.name, symbol))
+      symbols.push_back(symbol);
+  }
+  void onDiagnostic(const Diagnostic &diagnostic) override {
+    diagnostics.push_back(diagnostic);
+  }
+
+  BigArray<Symbol> symbols;
+  std::vector<Diagnostic> diagnostics;
+
+private:
+  const SymbolTable &table_;
 };
 
 inline std::unique_ptr<PerfMapSink> TableSink::makePartSink() {
-  return std::make_unique<PartTableSink>();
+  return std::make_unique<PartTableSink>(target());
 }
 
 inline void TableSink::appendPart(PerfMapSink &part, uint64_t linesBefore) {
   auto &collected = static_cast<PartTableSink &>(part);
-  (rewriting_ ? fresh_ : table_).addAll(std::move(collected.table));
+  target().addBatch(std::move(collected.symbols));
   for (Diagnostic &diagnostic : collected.diagnostics) {
     diagnostic.line += linesBefore;
     diagnostics.push_back(std::move(diagnostic));
