@@ -5,6 +5,7 @@
 #include <iterator>
 #include <string>
 
+#include "JitdumpDump.h"
 #include "jitsym/PrivateDir.h"
 #include "jitsym/SymbolFileWriter.h"
 #include "jitsym/SymbolSource.h"
@@ -23,25 +24,30 @@ namespace cl = llvm::cl;
 
 static cl::OptionCategory Category("jitsym options");
 
-static cl::SubCommand ConvertCmd("convert", "Write an LLDB JSON symbol file (type \"jit\") for a perf map");
-static cl::opt<std::string> ConvertInput(cl::Positional, cl::desc("<perf map>"), cl::Required, cl::sub(ConvertCmd), cl::cat(Category));
+static cl::SubCommand ConvertCmd("convert", "Write an LLDB JSON symbol file (type \"jit\") for a perf map or jitdump");
+static cl::opt<std::string> ConvertInput(cl::Positional, cl::desc("<perf map or jitdump>"), cl::Required, cl::sub(ConvertCmd), cl::cat(Category));
 static cl::opt<std::string> ConvertOutput("o", cl::desc("Output JSON file (written atomically)"), cl::value_desc("OUT.json"), cl::Required, cl::sub(ConvertCmd), cl::cat(Category));
-static cl::opt<std::string> ConvertTriple("triple", cl::desc("Target triple (default: this host's)"), cl::sub(ConvertCmd), cl::cat(Category));
+static cl::opt<std::string> ConvertTriple("triple", cl::desc("Target triple (default: a jitdump's architecture, else this host's)"), cl::sub(ConvertCmd), cl::cat(Category));
 static cl::opt<std::string> ConvertUuid("uuid", cl::desc("UUID to write (default: derived from the input's contents)"), cl::sub(ConvertCmd), cl::cat(Category));
 
-static cl::SubCommand LookupCmd("lookup", "Print NAME+0xOFF for each address (?? when no symbol covers it)");
-static cl::opt<std::string> LookupInput(cl::Positional, cl::desc("<perf map>"), cl::Required, cl::sub(LookupCmd), cl::cat(Category));
+static cl::SubCommand LookupCmd("lookup", "Print NAME+0xOFF for each address, and FILE:LINE where a jitdump gives it (?? when no symbol covers it)");
+static cl::opt<std::string> LookupInput(cl::Positional, cl::desc("<perf map or jitdump>"), cl::Required, cl::sub(LookupCmd), cl::cat(Category));
 static cl::list<std::string> LookupAddresses(cl::Positional, cl::desc("<address>..."), cl::OneOrMore, cl::sub(LookupCmd), cl::cat(Category));
 
 static cl::SubCommand SymbolicateCmd("symbolicate", "Copy text (a crash log, a backtrace) adding NAME+0xOFF after each resolvable address");
-static cl::opt<std::string> SymbolicateInput(cl::Positional, cl::desc("<perf map>"), cl::Required, cl::sub(SymbolicateCmd), cl::cat(Category));
+static cl::opt<std::string> SymbolicateInput(cl::Positional, cl::desc("<perf map or jitdump>"), cl::Required, cl::sub(SymbolicateCmd), cl::cat(Category));
 static cl::opt<std::string> SymbolicateText(cl::Positional, cl::desc("[text file, default: standard input]"), cl::init("-"), cl::sub(SymbolicateCmd), cl::cat(Category));
 
+static cl::SubCommand DumpCmd("dump", "Print the records of a jitdump file, one per line, in a stable text form");
+static cl::opt<std::string> DumpInput(cl::Positional, cl::desc("<jitdump>"), cl::Required, cl::sub(DumpCmd), cl::cat(Category));
+
 static void reportDiagnostics(const std::string &path, const LoadedSymbols &loaded) {
+  const bool jitdump = loaded.format == SourceFormat::Jitdump;
   for (const Diagnostic &d : loaded.diagnostics)
-    llvm::errs() << "warning: " << d.str() << " (line skipped)\n";
+    llvm::errs() << "warning: " << d.str() << (jitdump ? "" : " (line skipped)") << "\n";
   if (loaded.pendingBytes)
-    llvm::errs() << "warning: " << path << ": ignoring an unterminated last line ("
+    llvm::errs() << "warning: " << path << ": ignoring "
+                 << (jitdump ? "an incomplete last record (" : "an unterminated last line (")
                  << loaded.pendingBytes << " bytes): the writer may not have finished it\n";
 }
 
@@ -57,7 +63,7 @@ static bool isRfc4122Text(llvm::StringRef text) {
 }
 
 static bool load(const std::string &path, LoadedSymbols &out) {
-  llvm::Expected<LoadedSymbols> loaded = loadPerfMap(path);
+  llvm::Expected<LoadedSymbols> loaded = loadSymbols(path);
   if (!loaded) {
     llvm::errs() << "error: " << llvm::toString(loaded.takeError()) << "\n";
     return false;
@@ -118,7 +124,9 @@ static int runConvert() {
     return 1;
   }
   SymbolFileSpec spec;
-  spec.triple = ConvertTriple.empty() ? llvm::sys::getProcessTriple() : std::string(ConvertTriple);
+  spec.triple = !ConvertTriple.empty()          ? std::string(ConvertTriple)
+                : !loaded.architecture.empty() ? loaded.architecture + "-unknown-linux-gnu"
+                                               : llvm::sys::getProcessTriple();
   std::vector<const Symbol *> symbols;
   uint64_t digest = 1469598103934665603ull; // FNV-1a over addresses and names
   loaded.table.forEach([&](const Symbol &s) {
@@ -155,7 +163,7 @@ static int runLookup() {
       status = 1;
       continue;
     }
-    std::optional<std::string> described = describeAddress(loaded.table, *address);
+    std::optional<std::string> described = describeAddress(loaded.table, *address, &loaded.lines);
     llvm::outs() << llvm::format("0x%016llx ", static_cast<unsigned long long>(*address))
                  << (described ? *described : std::string("??")) << "\n";
   }
@@ -172,7 +180,8 @@ static int runSymbolicate() {
     return 1;
   }
   llvm::StringRef text = (*buffer)->getBuffer();
-  llvm::outs() << symbolicateText(loaded.table, std::string_view(text.data(), text.size()));
+  llvm::outs() << symbolicateText(loaded.table, std::string_view(text.data(), text.size()),
+                                  &loaded.lines);
   return 0;
 }
 
@@ -183,7 +192,10 @@ int main(int argc, char **argv) {
       "jitsym: symbols for JIT-compiled code, from perf maps to LLDB\n\n"
       "  jitsym convert MAP -o OUT.json [--triple T] [--uuid U]\n"
       "  jitsym lookup MAP ADDR...\n"
-      "  jitsym symbolicate MAP [FILE]\n\n"
+      "  jitsym symbolicate MAP [FILE]\n"
+      "  jitsym dump JITDUMP\n\n"
+      "MAP is a perf map (perf-PID.map) or a jitdump (jit-PID.dump), told apart by\n"
+      "its content.\n\n"
       "Run 'jitsym SUBCOMMAND --help' for the options of each.\n");
   if (ConvertCmd)
     return runConvert();
@@ -191,6 +203,8 @@ int main(int argc, char **argv) {
     return runLookup();
   if (SymbolicateCmd)
     return runSymbolicate();
+  if (DumpCmd)
+    return runJitdumpDump(DumpInput, llvm::outs(), llvm::errs());
   llvm::errs() << "error: missing subcommand; run 'jitsym --help'\n";
   return 2;
 }

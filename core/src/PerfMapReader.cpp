@@ -1,5 +1,5 @@
-// File I/O for perf maps: open without following links, check the owner, read the
-// appended bytes in large chunks and hand complete lines to the parser.
+// File I/O for perf maps: read the appended bytes in large chunks and hand
+// complete lines to the parser.
 #include "jitsym/PerfMapReader.h"
 
 #include "jitsym/Parallel.h"
@@ -15,38 +15,9 @@
 namespace jitsym {
 namespace {
 
-constexpr size_t kFingerprintBytes = 64;
-constexpr unsigned kInnerSamples = 6; // besides the first and the last bytes
 constexpr size_t kChunkBytes = 4u << 20;
 // Below this, a second thread costs more than it saves.
 constexpr uint64_t kParallelReadBytes = 8u << 20;
-
-struct FileCloser {
-  int fd;
-  ~FileCloser() {
-    if (fd >= 0)
-      ::close(fd);
-  }
-};
-
-llvm::Error fileError(const std::string &path, const std::string &what) {
-  return llvm::createStringError(std::errc::invalid_argument, "%s: %s",
-                                 path.c_str(), what.c_str());
-}
-
-bool preadExact(int fd, uint64_t offset, size_t size, std::string &out) {
-  out.resize(size);
-  size_t done = 0;
-  while (done < size) {
-    ssize_t n = ::pread(fd, out.data() + done, size - done, offset + done);
-    if (n < 0 && errno == EINTR)
-      continue;
-    if (n <= 0)
-      return false;
-    done += static_cast<size_t>(n);
-  }
-  return true;
-}
 
 } // namespace
 
@@ -67,82 +38,23 @@ struct PerfMapReader::Part {
 };
 
 PerfMapReader::PerfMapReader(std::string path, TrustPolicy trust)
-    : path_(std::move(path)), trust_(trust) {}
-
-// A runtime only ever appends. The content read so far was replaced when the
-// file is another one, is shorter, was written to without growing (its
-// modification time moved while its size stayed), or no longer holds the bytes
-// sampled from it last time.
-bool PerfMapReader::contentWasReplaced(int fd, const struct stat &st) {
-  if (offset_ == 0)
-    return false;
-  if (st.st_dev != device_ || st.st_ino != inode_)
-    return true;
-  const uint64_t size = static_cast<uint64_t>(st.st_size);
-  if (size < offset_)
-    return true;
-  if (size == statSize_ && (st.st_mtim.tv_sec != statTime_.tv_sec ||
-                            st.st_mtim.tv_nsec != statTime_.tv_nsec))
-    return true;
-  std::string bytes;
-  for (const Sample &sample : samples_)
-    if (!preadExact(fd, sample.offset, sample.bytes.size(), bytes) || bytes != sample.bytes)
-      return true;
-  return false;
-}
-
-// Samples the consumed content: its first and last bytes, and bytes spread
-// evenly between them, so a rewrite that keeps both ends is still caught.
-void PerfMapReader::rememberFingerprint(int fd) {
-  samples_.clear();
-  const uint64_t length = std::min<uint64_t>(offset_, kFingerprintBytes);
-  if (length == 0)
-    return;
-  const uint64_t last = offset_ - length;
-  for (unsigned k = 0; k <= kInnerSamples + 1; ++k) {
-    const uint64_t at = last * k / (kInnerSamples + 1);
-    if (k > 0 && at == samples_.back().offset)
-      continue;
-    Sample sample{at, {}};
-    if (preadExact(fd, at, static_cast<size_t>(length), sample.bytes))
-      samples_.push_back(std::move(sample));
-  }
-}
+    : file_(std::move(path), trust) {}
 
 llvm::Expected<ReadStats> PerfMapReader::read(PerfMapSink &sink) {
-  int fd = ::open(path_.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
-  if (fd < 0) {
-    if (errno == ELOOP)
-      return fileError(path_, "is a symbolic link; jitsym does not follow links in shared directories");
-    return fileError(path_, std::strerror(errno));
-  }
-  FileCloser closer{fd};
-  struct stat st;
-  if (::fstat(fd, &st) != 0)
-    return fileError(path_, std::strerror(errno));
-  if (!S_ISREG(st.st_mode))
-    return fileError(path_, "is not a regular file");
-  if (trust_.expectedOwner && st.st_uid != *trust_.expectedOwner && st.st_uid != 0)
-    return fileError(path_, "is owned by uid " + std::to_string(st.st_uid) +
-                                ", not by the target's user (uid " +
-                                std::to_string(*trust_.expectedOwner) +
-                                ") or root; not trusted (use --force to read it anyway)");
-
+  llvm::Expected<AppendedFile::Opened> opened = file_.open(offset_);
+  if (!opened)
+    return opened.takeError();
+  const int fd = opened->fd;
   ReadStats stats;
-  if (contentWasReplaced(fd, st)) {
+  if (opened->replaced) {
     stats.rewritten = true;
     offset_ = 0;
     nextLine_ = 1;
-    samples_.clear();
     sink.onRewrite();
   }
-  device_ = st.st_dev;
-  inode_ = st.st_ino;
-  statSize_ = static_cast<uint64_t>(st.st_size);
-  statTime_ = st.st_mtim;
 
   // A large read is split at a line boundary into two parts parsed at once.
-  const uint64_t size = static_cast<uint64_t>(st.st_size);
+  const uint64_t size = opened->size;
   const uint64_t newBytes = size - std::min(size, offset_);
   Part first, second;
   bool twoParts = false;
@@ -176,7 +88,7 @@ llvm::Expected<ReadStats> PerfMapReader::read(PerfMapSink &sink) {
   }
   for (const Part *part : {&first, &second}) {
     if (!part->error.empty())
-      return fileError(path_, part->error);
+      return file_.error(part->error);
     stats.entries += part->entries;
     stats.malformed += part->malformed;
     stats.bytesRead += part->bytes;
@@ -184,7 +96,7 @@ llvm::Expected<ReadStats> PerfMapReader::read(PerfMapSink &sink) {
     nextLine_ += part->lines;
   }
   stats.pendingBytes = (twoParts ? second : first).pendingBytes;
-  rememberFingerprint(fd);
+  file_.remember(fd, offset_);
   return stats;
 }
 
@@ -220,7 +132,7 @@ PerfMapReader::Part PerfMapReader::readPart(int fd, uint64_t begin, uint64_t end
         },
         [&](uint64_t line, std::string message) {
           ++part.malformed;
-          sink.onDiagnostic({path_, line, std::move(message)});
+          sink.onDiagnostic({file_.path(), line, std::move(message)});
         });
     part.lines += chunk.linesConsumed;
     parsed += chunk.bytesConsumed;

@@ -1,6 +1,10 @@
 // Whole-file loading for offline use.
 #include "jitsym/SymbolSource.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
+#include "jitsym/JitdumpSymbols.h"
 #include "jitsym/PerfMapReader.h"
 #include "jitsym/TableSink.h"
 
@@ -19,6 +23,34 @@ llvm::Expected<LoadedSymbols> loadPerfMap(const std::string &path) {
   loaded.pendingBytes = stats->pendingBytes;
   loaded.table.forgetChanges();
   return loaded;
+}
+
+llvm::Expected<LoadedSymbols> loadJitdump(const std::string &path) {
+  LoadedSymbols loaded;
+  loaded.format = SourceFormat::Jitdump;
+  JitdumpReader reader(path);
+  JitdumpSymbols sink(loaded.table, loaded.lines);
+  llvm::Expected<JitdumpReadStats> stats = reader.read(sink);
+  if (!stats)
+    return stats.takeError();
+  loaded.diagnostics = std::move(sink.diagnostics);
+  loaded.entries = sink.loads;
+  loaded.pendingBytes = stats->pendingBytes;
+  if (reader.header())
+    loaded.architecture = architectureForElfMachine(reader.header()->elfMachine);
+  loaded.table.forgetChanges();
+  return loaded;
+}
+
+llvm::Expected<LoadedSymbols> loadSymbols(const std::string &path) {
+  // Open without following links, as the readers do, to look at the magic.
+  int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+  std::string head;
+  if (fd >= 0) {
+    (void)preadExact(fd, 0, 4, head);
+    ::close(fd);
+  }
+  return looksLikeJitdump(head) ? loadJitdump(path) : loadPerfMap(path);
 }
 
 } // namespace jitsym

@@ -300,7 +300,7 @@ void SymbolTable::add(uint64_t address, uint64_t size, std::string_view name) {
   } else {
     if (address + (size ? size : 1) <= address)
       return; // wraps past the top of the address space: no code lives there
-    symbol = {address, size, 0, storeName(name), static_cast<uint32_t>(name.size())};
+    symbol = {address, size, 0, storeName(name), static_cast<uint32_t>(name.size()), 0};
   }
   if (pending_.empty())
     pending_.emplace_back();
@@ -313,8 +313,16 @@ bool SymbolTable::describe(uint64_t address, uint64_t size, std::string_view hel
   if (address + (size ? size : 1) <= address)
     return false;
   symbol = {address, size, 0, static_cast<uint64_t>(heldName.data() - names_.data()),
-            static_cast<uint32_t>(heldName.size())};
+            static_cast<uint32_t>(heldName.size()), 0};
   return true;
+}
+
+void SymbolTable::remove(uint64_t address, uint64_t size) {
+  if (address + (size ? size : 1) <= address)
+    return;
+  if (pending_.empty())
+    pending_.emplace_back();
+  pending_.back().push_back({address, size, 0, 0, 0, kRemovalFlag});
 }
 
 void SymbolTable::addBatch(BigArray<Symbol> &&batch) {
@@ -379,7 +387,7 @@ void SymbolTable::flush() const {
   // 2. Inside the batch, a symbol survives unless a later one overlaps it.
   std::vector<char> dead = batchCasualties(batch);
   for (size_t i = 0; i < batch.size(); ++i)
-    if (dead[i]) {
+    if (dead[i] && !(batch[i].flags & kRemovalFlag)) {
       deadNameBytes_ += batch[i].nameSize;
       ++replaced_;
     }
@@ -423,6 +431,11 @@ void SymbolTable::flush() const {
         }
     }
   }
+
+  // Removals have done their work: they never become live.
+  for (size_t i = 0; i < batch.size(); ++i)
+    if (batch[i].flags & kRemovalFlag)
+      dead[i] = 1;
 
   // 4. Merge the two sorted, now disjoint, sets. On a first load nothing is
   //    live: the batch's survivors are the table.

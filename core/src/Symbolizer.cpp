@@ -32,17 +32,25 @@ std::optional<uint64_t> parseAddress(std::string_view text) {
   return value;
 }
 
-std::optional<std::string> describeAddress(const SymbolTable &table, uint64_t address) {
+std::optional<std::string> describeAddress(const SymbolTable &table, uint64_t address,
+                                           const LineTables *lines) {
   const Symbol *symbol = table.findByAddress(address);
   if (!symbol)
     return std::nullopt;
   std::string text(table.name(*symbol));
   if (address != symbol->address)
     text += "+" + hex(address - symbol->address);
+  if (lines)
+    if (std::optional<SourceLine> line = lines->find(symbol->address, address)) {
+      text += " at " + std::string(line->file) + ":" + std::to_string(line->line);
+      if (line->column)
+        text += ":" + std::to_string(line->column);
+    }
   return text;
 }
 
-std::string symbolicateText(const SymbolTable &table, std::string_view text) {
+std::string symbolicateText(const SymbolTable &table, std::string_view text,
+                            const LineTables *lines) {
   std::string out;
   out.reserve(text.size() + text.size() / 4);
   size_t i = 0;
@@ -76,7 +84,7 @@ std::string symbolicateText(const SymbolTable &table, std::string_view text) {
     std::string_view token = text.substr(start, end - start);
     out.append(token);
     if (auto address = parseAddress(token))
-      if (auto described = describeAddress(table, *address))
+      if (auto described = describeAddress(table, *address, lines))
         out += " " + *described;
     i = end;
   }

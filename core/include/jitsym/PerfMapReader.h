@@ -1,11 +1,8 @@
 // Incremental reading of a perf map that its runtime is still appending to.
 // Each read() takes only the bytes appended since the previous one (up to the
-// size the file had when the read began); a file that
-// was truncated or rewritten in place (HotSpot's `jcmd Compiler.perfmap`) or
-// replaced by another file is detected and read again from the start. A rewrite
-// to the very same size is caught by the file's modification time (kernels
-// since 6.13 keep it distinct after a stat), one that grows the file by the
-// bytes sampled across what was read.
+// size the file had when the read began); a file that was truncated or
+// rewritten in place (HotSpot's `jcmd Compiler.perfmap`) or replaced by another
+// file is detected (AppendedFile.h) and read again from the start.
 #pragma once
 
 #include <cstdint>
@@ -16,17 +13,13 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 
+#include "jitsym/AppendedFile.h"
 #include "jitsym/BigArray.h"
 #include "jitsym/Diagnostic.h"
 #include "jitsym/PerfMapParser.h"
 #include "llvm/Support/Error.h"
 
 namespace jitsym {
-
-struct TrustPolicy {
-  // Owner the file must have (besides root); unset accepts any owner.
-  std::optional<uid_t> expectedOwner;
-};
 
 struct ReadStats {
   bool rewritten = false;       // content was replaced: consumer must start over
@@ -71,7 +64,7 @@ public:
   // regular file, a symlink, untrusted owner); a malformed line is a diagnostic.
   llvm::Expected<ReadStats> read(PerfMapSink &sink);
 
-  const std::string &path() const { return path_; }
+  const std::string &path() const { return file_.path(); }
   uint64_t offset() const { return offset_; }
   uint64_t linesRead() const { return nextLine_ - 1; }
 
@@ -80,24 +73,10 @@ private:
   Part readPart(int fd, uint64_t begin, uint64_t end, char *into, uint64_t firstLine,
                 PerfMapSink &sink) const;
   uint64_t lineBoundaryNear(int fd, uint64_t middle, uint64_t end) const;
-  bool contentWasReplaced(int fd, const struct stat &st);
-  void rememberFingerprint(int fd);
 
-  std::string path_;
-  TrustPolicy trust_;
+  AppendedFile file_;
   uint64_t offset_ = 0;
   uint64_t nextLine_ = 1;
-  dev_t device_ = 0;
-  ino_t inode_ = 0;
-  // The file as it was stat'ed before the last read (bytes appended during the
-  // read change its size, so they are never taken for a rewrite).
-  uint64_t statSize_ = 0;
-  struct timespec statTime_ = {};
-  struct Sample {
-    uint64_t offset;
-    std::string bytes;
-  };
-  std::vector<Sample> samples_; // of the consumed content, at the last read
 };
 
 } // namespace jitsym

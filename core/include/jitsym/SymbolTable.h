@@ -26,10 +26,14 @@ struct Symbol {
   uint64_t sequence;    // announcement order, 1-based (0 until applied)
   uint64_t nameOffset;  // into the table's name storage
   uint32_t nameSize;
+  uint32_t flags;       // kRemovalFlag: an announcement that code is gone
 
   // A zero-size symbol still occupies its first byte.
   uint64_t end() const { return address + (size ? size : 1); }
 };
+
+// Marks a pending announcement made by SymbolTable::remove(); never live.
+constexpr uint32_t kRemovalFlag = 1;
 
 // A range whose symbol the debugger already knows but which is now gone.
 struct RemovedRange {
@@ -51,6 +55,11 @@ public:
   // it; re-announcing an identical live symbol changes nothing. A range that
   // would wrap past the top of the address space is ignored.
   void add(uint64_t address, uint64_t size, std::string_view name);
+
+  // Announces that the code in [address, address + size) is gone (a jitdump's
+  // CODE_MOVE moved it away): the live symbols it overlaps are removed, as by
+  // an add() there, but nothing takes their place.
+  void remove(uint64_t address, uint64_t size);
 
   // Bulk loading without copying names: a reader reads file bytes straight into
   // the name storage, then announces symbols whose names lie in those bytes.
@@ -106,7 +115,8 @@ public:
 private:
   void flush() const;
   bool identical(const Symbol &a, const Symbol &b) const {
-    return a.address == b.address && a.size == b.size && name(a) == name(b);
+    return a.address == b.address && a.size == b.size && a.flags == b.flags &&
+           name(a) == name(b);
   }
   void recordRemoval(const Symbol &symbol) const;
   uint64_t storeName(std::string_view text);

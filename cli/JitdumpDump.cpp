@@ -1,0 +1,87 @@
+// Text form of jitdump records. Strings are printed C-escaped in double quotes so
+// that names with any bytes in them keep one record per line.
+#include "JitdumpDump.h"
+
+#include "jitsym/JitdumpReader.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/Format.h"
+
+namespace jitsym {
+namespace {
+
+llvm::raw_ostream &quoted(llvm::raw_ostream &os, std::string_view text) {
+  os << '"';
+  llvm::printEscapedString(llvm::StringRef(text.data(), text.size()), os);
+  return os << '"';
+}
+
+class Printer : public JitdumpSink {
+public:
+  Printer(llvm::raw_ostream &out, llvm::raw_ostream &err) : out_(out), err_(err) {}
+
+  void onRewrite() override {}
+  void onHeader(const JitdumpHeader &h) override {
+    std::string arch = architectureForElfMachine(h.elfMachine);
+    out_ << "header: version " << h.version << ", size " << h.headerSize << ", elf_mach "
+         << h.elfMachine << " (" << (arch.empty() ? "unknown" : arch) << "), pid " << h.pid
+         << ", timestamp " << h.timestamp << ", flags " << llvm::format_hex(h.flags, 0)
+         << ", byte order " << (h.byteSwapped ? "swapped" : "native") << "\n";
+  }
+  void onRecord(const JitdumpRecord &record, uint64_t offset) override {
+    out_ << "@" << offset << " " << jitdumpRecordName(record.id) << " size " << record.size
+         << " timestamp " << record.timestamp;
+    if (const auto *load = std::get_if<JitCodeLoad>(&record.body)) {
+      out_ << ": pid " << load->pid << " tid " << load->tid << " vma "
+           << llvm::format_hex(load->vma, 0) << " code_addr "
+           << llvm::format_hex(load->codeAddress, 0) << " code_size "
+           << llvm::format_hex(load->codeSize, 0) << " code_index " << load->codeIndex
+           << " name ";
+      quoted(out_, load->name);
+    } else if (const auto *move = std::get_if<JitCodeMove>(&record.body)) {
+      out_ << ": pid " << move->pid << " tid " << move->tid << " vma "
+           << llvm::format_hex(move->vma, 0) << " old_code_addr "
+           << llvm::format_hex(move->oldAddress, 0) << " new_code_addr "
+           << llvm::format_hex(move->newAddress, 0) << " code_size "
+           << llvm::format_hex(move->codeSize, 0) << " code_index " << move->codeIndex;
+    } else if (const auto *info = std::get_if<JitDebugInfo>(&record.body)) {
+      out_ << ": code_addr " << llvm::format_hex(info->codeAddress, 0) << " entries "
+           << info->entries.size();
+      for (const JitLineEntry &e : info->entries) {
+        out_ << "\n    addr " << llvm::format_hex(e.address, 0) << " line " << e.line
+             << " discrim " << e.discriminator << " file ";
+        quoted(out_, e.file);
+      }
+    } else if (const auto *unwind = std::get_if<JitUnwindingInfo>(&record.body)) {
+      out_ << ": unwind_data_size " << unwind->unwindDataSize << " eh_frame_hdr_size "
+           << unwind->ehFrameHeaderSize << " mapped_size " << unwind->mappedSize;
+    } else if (std::holds_alternative<std::monostate>(record.body)) {
+      out_ << ": unknown id, skipped";
+    }
+    out_ << "\n";
+  }
+  void onDiagnostic(const Diagnostic &diagnostic) override {
+    err_ << "warning: " << diagnostic.str() << "\n";
+  }
+
+private:
+  llvm::raw_ostream &out_;
+  llvm::raw_ostream &err_;
+};
+
+} // namespace
+
+int runJitdumpDump(const std::string &path, llvm::raw_ostream &out, llvm::raw_ostream &err) {
+  JitdumpReader reader(path);
+  Printer printer(out, err);
+  llvm::Expected<JitdumpReadStats> stats = reader.read(printer);
+  if (!stats) {
+    err << "error: " << llvm::toString(stats.takeError()) << "\n";
+    return 1;
+  }
+  out << "records: " << stats->records << ", malformed: " << stats->malformed
+      << ", pending bytes: " << stats->pendingBytes
+      << (stats->corrupt ? ", corrupt: the rest of the file is unreadable" : "") << "\n";
+  return 0;
+}
+
+} // namespace jitsym

@@ -1,0 +1,54 @@
+// Turns jitdump records into symbols and line tables: CODE_LOAD announces a
+// symbol (with the lines of the CODE_DEBUG_INFO that preceded it), CODE_MOVE
+// moves one, and a later announcement over reused memory wins as with perf maps.
+#pragma once
+
+#include <deque>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "jitsym/JitdumpReader.h"
+#include "jitsym/LineTables.h"
+#include "jitsym/SymbolTable.h"
+
+namespace jitsym {
+
+// Line entry addresses follow perf inject's convention, which V8 writes: the
+// code's address plus the offset of the line's code plus 0x40, where perf's
+// generated ELF puts its .text.
+constexpr uint64_t kPerfDebugAddressBias = 0x40;
+
+class JitdumpSymbols : public JitdumpSink {
+public:
+  JitdumpSymbols(SymbolTable &table, LineTables &lines) : table_(table), lines_(lines) {}
+
+  void onRewrite() override;
+  void onHeader(const JitdumpHeader &header) override { header_ = header; }
+  void onRecord(const JitdumpRecord &record, uint64_t offset) override;
+  void onDiagnostic(const Diagnostic &diagnostic) override {
+    diagnostics.push_back(diagnostic);
+  }
+
+  const std::optional<JitdumpHeader> &header() const { return header_; }
+  std::vector<Diagnostic> diagnostics;
+  uint64_t loads = 0, moves = 0, movesOfUnknownCode = 0;
+
+private:
+  void load(const JitCodeLoad &load);
+  void move(const JitCodeMove &move);
+
+  SymbolTable &table_;
+  LineTables &lines_;
+  std::optional<JitdumpHeader> header_;
+  // CODE_DEBUG_INFO comes before its CODE_LOAD: kept (copied) until then.
+  std::map<uint64_t, std::vector<JitLineEntry>> pendingLines_;
+  std::deque<std::string> pendingFiles_; // backs pendingLines_' file names (stable)
+};
+
+// A file name from Node 20's V8 may start with bytes of freed memory while its
+// end and length are right; the code's name ("JS:*f /path/app.js:3:7") holds
+// the intact path. Returns the name with such a path restored.
+std::string repairedFileName(std::string_view file, std::string_view codeName);
+
+} // namespace jitsym

@@ -1,0 +1,109 @@
+// File I/O for jitdump files: chunked reads from the last complete record on,
+// records handed to the parser one boundary at a time.
+#include "jitsym/JitdumpReader.h"
+
+#include <algorithm>
+
+#include "llvm/Support/Endian.h"
+
+namespace jitsym {
+namespace {
+
+constexpr size_t kChunkBytes = 4u << 20;
+
+// A window of the file kept in memory: bytes [start, start + bytes.size()).
+struct Window {
+  uint64_t start = 0;
+  std::string bytes;
+
+  std::string_view from(uint64_t offset) const {
+    if (offset < start || offset - start >= bytes.size())
+      return {};
+    return std::string_view(bytes).substr(offset - start);
+  }
+};
+
+} // namespace
+
+bool looksLikeJitdump(std::string_view bytes) {
+  if (bytes.size() < 4)
+    return false;
+  const uint32_t magic = llvm::support::endian::read32le(bytes.data());
+  return magic == kJitdumpMagic || magic == llvm::byteswap(kJitdumpMagic);
+}
+
+JitdumpReader::JitdumpReader(std::string path, TrustPolicy trust)
+    : file_(std::move(path), trust) {}
+
+llvm::Expected<JitdumpReadStats> JitdumpReader::read(JitdumpSink &sink) {
+  llvm::Expected<AppendedFile::Opened> opened = file_.open(offset_);
+  if (!opened)
+    return opened.takeError();
+  JitdumpReadStats stats;
+  if (opened->replaced) {
+    stats.rewritten = true;
+    header_.reset();
+    offset_ = 0;
+    corrupt_ = false;
+    sink.onRewrite();
+  }
+  const int fd = opened->fd;
+  const uint64_t size = opened->size;
+  if (!header_) {
+    std::string bytes;
+    const size_t want = static_cast<size_t>(std::min<uint64_t>(size, kJitdumpHeaderSize));
+    if (!preadExact(fd, 0, want, bytes))
+      return file_.error("cannot read the jitdump header");
+    std::string error;
+    std::optional<JitdumpHeader> header = parseJitdumpHeader(bytes, error);
+    if (!error.empty())
+      return file_.error(error);
+    if (!header || size < header->headerSize) {
+      stats.pendingBytes = size; // the writer has not finished the header
+      return stats;
+    }
+    header_ = header;
+    offset_ = header->headerSize;
+    sink.onHeader(*header_);
+  }
+  if (corrupt_)
+    return stats;
+
+  Window window;
+  uint64_t at = offset_;
+  while (at < size) {
+    JitdumpRecordParse parse = parseJitdumpRecord(window.from(at), header_->byteSwapped);
+    if (parse.kind == JitdumpRecordParse::NeedBytes) {
+      if (at + parse.needBytes > size)
+        break; // still being written
+      const uint64_t want = std::min<uint64_t>(size - at, std::max<uint64_t>(kChunkBytes, parse.needBytes));
+      window.start = at;
+      if (!preadExact(fd, at, static_cast<size_t>(want), window.bytes))
+        break; // the file shrank: found rewritten at the next read
+      continue;
+    }
+    const std::string where = "byte offset " + std::to_string(at) + ": ";
+    if (parse.kind == JitdumpRecordParse::Corrupt) {
+      sink.onDiagnostic({file_.path(), 0, where + parse.error + "; the rest of the file is not read"});
+      stats.corrupt = corrupt_ = true;
+      break;
+    }
+    if (at + parse.record.size > size)
+      break; // cut off at the end: waits until it is complete
+    if (parse.kind == JitdumpRecordParse::Malformed) {
+      sink.onDiagnostic({file_.path(), 0, where + parse.error + " (record skipped)"});
+      ++stats.malformed;
+    } else {
+      sink.onRecord(parse.record, at);
+      ++stats.records;
+    }
+    at += parse.record.size;
+  }
+  stats.bytesRead = at - offset_;
+  offset_ = at;
+  stats.pendingBytes = corrupt_ ? 0 : size - at;
+  file_.remember(fd, offset_);
+  return stats;
+}
+
+} // namespace jitsym

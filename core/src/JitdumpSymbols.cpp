@@ -1,0 +1,100 @@
+// Jitdump records applied to a symbol table and line tables.
+#include "jitsym/JitdumpSymbols.h"
+
+#include <algorithm>
+
+namespace jitsym {
+namespace {
+
+bool garbled(std::string_view text) {
+  return std::any_of(text.begin(), text.end(),
+                     [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; });
+}
+
+} // namespace
+
+std::string repairedFileName(std::string_view file, std::string_view codeName) {
+  if (!garbled(file))
+    return std::string(file);
+  // A path token of the same length in the code's name ("... /a/app.js:3:7"),
+  // ending with the same bytes as the damaged name.
+  constexpr size_t kEnoughSameTail = 4;
+  for (size_t at = 0; at + file.size() <= codeName.size(); ++at) {
+    if (at > 0 && codeName[at - 1] != ' ')
+      continue;
+    const size_t end = at + file.size();
+    if (end < codeName.size() && codeName[end] != ':' && codeName[end] != ' ')
+      continue;
+    std::string_view candidate = codeName.substr(at, file.size());
+    size_t same = 0;
+    while (same < file.size() && candidate[file.size() - 1 - same] == file[file.size() - 1 - same])
+      ++same;
+    if (same >= std::min(kEnoughSameTail, file.size()) && !garbled(candidate))
+      return std::string(candidate);
+  }
+  return std::string(file);
+}
+
+void JitdumpSymbols::onRewrite() {
+  table_.clear();
+  lines_.clear();
+  pendingLines_.clear();
+  pendingFiles_.clear();
+  header_.reset();
+}
+
+void JitdumpSymbols::onRecord(const JitdumpRecord &record, uint64_t) {
+  if (const auto *load = std::get_if<JitCodeLoad>(&record.body)) {
+    this->load(*load);
+  } else if (const auto *move = std::get_if<JitCodeMove>(&record.body)) {
+    this->move(*move);
+  } else if (const auto *info = std::get_if<JitDebugInfo>(&record.body)) {
+    // The record's bytes go away after this call: keep the file names.
+    std::vector<JitLineEntry> entries = info->entries;
+    for (JitLineEntry &entry : entries) {
+      if (pendingFiles_.empty() || pendingFiles_.back() != entry.file)
+        pendingFiles_.emplace_back(entry.file);
+      entry.file = pendingFiles_.back();
+    }
+    pendingLines_[info->codeAddress] = std::move(entries);
+  }
+}
+
+void JitdumpSymbols::load(const JitCodeLoad &load) {
+  ++loads;
+  table_.add(load.codeAddress, load.codeSize, load.name);
+  auto pending = pendingLines_.find(load.codeAddress);
+  if (pending == pendingLines_.end()) {
+    lines_.erase(load.codeAddress);
+    return;
+  }
+  std::vector<JitLineEntry> entries = std::move(pending->second);
+  pendingLines_.erase(pending);
+  std::vector<std::string> files;
+  files.reserve(entries.size());
+  for (JitLineEntry &entry : entries) {
+    entry.address = entry.address >= load.codeAddress + kPerfDebugAddressBias
+                        ? entry.address - kPerfDebugAddressBias
+                        : load.codeAddress;
+    files.push_back(repairedFileName(entry.file, load.name));
+    entry.file = files.back();
+  }
+  lines_.set(load.codeAddress, entries);
+  if (pendingLines_.empty())
+    pendingFiles_.clear();
+}
+
+void JitdumpSymbols::move(const JitCodeMove &move) {
+  ++moves;
+  const Symbol *old = table_.findByAddress(move.oldAddress);
+  if (!old || old->address != move.oldAddress) {
+    ++movesOfUnknownCode;
+    return;
+  }
+  const std::string name(table_.name(*old));
+  table_.remove(move.oldAddress, move.codeSize);
+  table_.add(move.newAddress, move.codeSize, name);
+  lines_.move(move.oldAddress, move.newAddress);
+}
+
+} // namespace jitsym
