@@ -1,14 +1,14 @@
 // Jitdump header and record parsing: bounds-checked reads in the writer's byte
-// order, no allocation except the line entries of CODE_DEBUG_INFO.
+// order, no allocation except the line entries of CODE_DEBUG_INFO. Header-only
+// LLVM, so the fuzz target builds without libLLVM.
 #include "jitsym/JitdumpParser.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
 
 #include "llvm/BinaryFormat/ELF.h"
 #include "llvm/Support/Endian.h"
-#include "llvm/Support/Format.h"
-#include "llvm/Support/raw_ostream.h"
 
 namespace jitsym {
 namespace {
@@ -63,8 +63,8 @@ private:
 };
 
 std::string hex(uint64_t value) {
-  std::string text;
-  llvm::raw_string_ostream(text) << llvm::format_hex(value, 0);
+  char text[24];
+  std::snprintf(text, sizeof(text), "0x%llx", static_cast<unsigned long long>(value));
   return text;
 }
 
