@@ -1,0 +1,211 @@
+// Jitdump reading over real files (incremental reads, records completed later,
+// rewrites), V8's damaged file names, and removals in the symbol table.
+#include "TempDir.h"
+#include "jitsym/JitdumpReader.h"
+#include "jitsym/JitdumpSymbols.h"
+#include "jitsym/SymbolTable.h"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <fstream>
+#include <string>
+
+using namespace jitsym;
+using jitsym::test::TempDir;
+
+namespace {
+
+template <class T> void put(std::string &out, T value) {
+  char bytes[sizeof(T)];
+  std::memcpy(bytes, &value, sizeof(T));
+  out.append(bytes, sizeof(T));
+}
+
+std::string header() {
+  std::string h;
+  for (uint32_t v : {kJitdumpMagic, 1u, 40u, 62u, 0u, 4242u})
+    put(h, v);
+  put<uint64_t>(h, 1);
+  put<uint64_t>(h, 0);
+  return h;
+}
+
+std::string record(uint32_t id, const std::string &body) {
+  std::string r;
+  put<uint32_t>(r, id);
+  put<uint32_t>(r, static_cast<uint32_t>(16 + body.size()));
+  put<uint64_t>(r, 7);
+  return r + body;
+}
+
+std::string codeLoad(uint64_t address, uint64_t size, const std::string &name) {
+  std::string body;
+  put<uint32_t>(body, 4242);
+  put<uint32_t>(body, 4242);
+  for (uint64_t v : {address, address, size, uint64_t(0)})
+    put(body, v);
+  return record(0, body + name + '\0' + std::string(size, '\xcc'));
+}
+
+// Entries as raw (address, line, column, file bytes with their NUL).
+std::string debugInfo(uint64_t address,
+                      const std::vector<std::tuple<uint64_t, uint32_t, std::string>> &entries) {
+  std::string body;
+  put<uint64_t>(body, address);
+  put<uint64_t>(body, entries.size());
+  for (const auto &[at, line, file] : entries) {
+    put<uint64_t>(body, at);
+    put<uint32_t>(body, line);
+    put<uint32_t>(body, 1);
+    body += file;
+  }
+  body.append(-body.size() % 8, '\0');
+  return record(2, body);
+}
+
+void append(const std::string &path, const std::string &bytes) {
+  std::ofstream(path, std::ios::binary | std::ios::app) << bytes;
+}
+
+struct Loaded {
+  SymbolTable table;
+  LineTables lines;
+};
+
+} // namespace
+
+TEST(JitdumpReader, ReadsOnlyWhatWasAppendedAndWaitsForCutRecords) {
+  TempDir dir;
+  const std::string path = dir.file("jit-4242.dump");
+  append(path, header() + codeLoad(0x1000, 0x10, "first"));
+  const std::string second = codeLoad(0x2000, 0x40, "second");
+  append(path, second.substr(0, 30)); // cut inside the name
+
+  Loaded loaded;
+  JitdumpSymbols sink(loaded.table, loaded.lines);
+  JitdumpReader reader(path);
+  auto stats = reader.read(sink);
+  ASSERT_TRUE(bool(stats)) << llvm::toString(stats.takeError());
+  EXPECT_EQ(stats->records, 1u);
+  EXPECT_EQ(stats->pendingBytes, 30u);
+  EXPECT_EQ(loaded.table.size(), 1u);
+
+  append(path, second.substr(30, 50)); // name complete, code still cut
+  stats = reader.read(sink);
+  ASSERT_TRUE(bool(stats));
+  EXPECT_EQ(stats->records, 0u) << "a record waits until all of it is written";
+  EXPECT_EQ(loaded.table.size(), 1u);
+
+  append(path, second.substr(80));
+  stats = reader.read(sink);
+  ASSERT_TRUE(bool(stats));
+  EXPECT_EQ(stats->records, 1u);
+  EXPECT_EQ(stats->bytesRead, second.size());
+  EXPECT_EQ(stats->pendingBytes, 0u);
+  ASSERT_NE(loaded.table.findByAddress(0x2010), nullptr);
+  EXPECT_EQ(loaded.table.name(*loaded.table.findByAddress(0x2010)), "second");
+
+  stats = reader.read(sink);
+  ASSERT_TRUE(bool(stats));
+  EXPECT_EQ(stats->records, 0u);
+  EXPECT_EQ(stats->bytesRead, 0u);
+}
+
+TEST(JitdumpReader, RewrittenFileIsReadAgain) {
+  TempDir dir;
+  const std::string path = dir.file("jit-1.dump");
+  append(path, header() + codeLoad(0x1000, 0x10, "old"));
+  Loaded loaded;
+  JitdumpSymbols sink(loaded.table, loaded.lines);
+  JitdumpReader reader(path);
+  ASSERT_TRUE(bool(reader.read(sink)));
+  std::ofstream(path, std::ios::binary | std::ios::trunc) << header() + codeLoad(0x5000, 0x10, "new");
+  auto stats = reader.read(sink);
+  ASSERT_TRUE(bool(stats));
+  EXPECT_TRUE(stats->rewritten);
+  EXPECT_EQ(loaded.table.findByAddress(0x1000), nullptr);
+  ASSERT_NE(loaded.table.findByAddress(0x5000), nullptr);
+}
+
+TEST(JitdumpReader, LargeCodeIsSkippedNotRead) {
+  TempDir dir;
+  const std::string path = dir.file("jit-2.dump");
+  // 3 records of 5 MiB of code each: more than a read chunk apiece.
+  std::string bytes = header();
+  for (int i = 0; i < 3; ++i)
+    bytes += codeLoad(0x10000000 + i * 0x1000000, 5u << 20, "big" + std::to_string(i));
+  append(path, bytes);
+  Loaded loaded;
+  JitdumpSymbols sink(loaded.table, loaded.lines);
+  JitdumpReader reader(path);
+  auto stats = reader.read(sink);
+  ASSERT_TRUE(bool(stats));
+  EXPECT_EQ(stats->records, 3u);
+  EXPECT_EQ(loaded.table.size(), 3u);
+  EXPECT_EQ(loaded.table.name(*loaded.table.findByAddress(0x12000000)), "big2");
+}
+
+TEST(JitdumpParser, DamagedV8FileNamesAreResyncedAndRestored) {
+  // Node 20 writes the right length but freed memory (NULs included) at the
+  // start of a script's file name; entries must stay in step and the path
+  // comes back from the code's name.
+  const std::string path = "/tmp/noderesearch/app.js";
+  std::string damaged = path;
+  damaged.replace(0, 16, std::string("\x92zT\n\0\0\0\0\xcd\x99t\xc9\x8f\x14\xcf\xe2", 16));
+  const std::string file = damaged + '\0';
+  std::string dump = header() +
+                     debugInfo(0x1000, {{0x1040, 3, file}, {0x1050, 4, file}, {0x1060, 5, file}}) +
+                     codeLoad(0x1000, 0x40, "JS:*fib " + path + ":2:13");
+  Loaded loaded;
+  JitdumpSymbols sink(loaded.table, loaded.lines);
+  uint64_t at = 40;
+  while (at < dump.size()) {
+    JitdumpRecordParse parse = parseJitdumpRecord(std::string_view(dump).substr(at), false);
+    ASSERT_EQ(parse.kind, JitdumpRecordParse::Complete) << parse.error;
+    if (const auto *info = std::get_if<JitDebugInfo>(&parse.record.body)) {
+      ASSERT_EQ(info->entries.size(), 3u);
+      for (const JitLineEntry &entry : info->entries)
+        EXPECT_EQ(entry.file, std::string_view(damaged)) << "line " << entry.line;
+      EXPECT_EQ(info->entries[2].address, 0x1060u);
+    }
+    sink.onRecord(parse.record, at);
+    at += parse.record.size;
+  }
+  for (auto [address, line] : {std::pair{0x1000, 3u}, {0x1012, 4u}, {0x1020, 5u}}) {
+    std::optional<SourceLine> found = loaded.lines.find(0x1000, address);
+    ASSERT_TRUE(found) << address;
+    EXPECT_EQ(found->file, path);
+    EXPECT_EQ(found->line, line);
+  }
+}
+
+TEST(JitdumpSymbols, RepairNeedsAMatchingPath) {
+  EXPECT_EQ(repairedFileName("/a/b.js", "JS:*f /x/y.js:1:1"), "/a/b.js"); // intact
+  const std::string damaged = std::string("\x01\x02\x03", 3) + "b.js"; // "/a/b.js"
+  EXPECT_EQ(repairedFileName(damaged, "JS:*f /a/b.js:1:1"), "/a/b.js");
+  EXPECT_EQ(repairedFileName(damaged, "JS:*f /a/c.js:1:1"), damaged); // no match
+  EXPECT_EQ(repairedFileName(damaged, "JS:*f /aa/b.js:1:1"), damaged); // other length
+}
+
+TEST(SymbolTable, RemoveTakesCodeAwayWithoutReplacement) {
+  SymbolTable t;
+  t.add(0x1000, 0x10, "a");
+  t.add(0x2000, 0x10, "b");
+  t.takeChanges();
+  t.remove(0x1000, 0x10);
+  t.add(0x3000, 0x10, "a"); // moved
+  SymbolChanges changes = t.takeChanges();
+  EXPECT_EQ(t.findByAddress(0x1000), nullptr);
+  ASSERT_NE(t.findByAddress(0x3000), nullptr);
+  EXPECT_EQ(t.size(), 2u);
+  ASSERT_EQ(changes.removed.size(), 1u);
+  EXPECT_EQ(changes.removed[0].address, 0x1000u);
+  ASSERT_EQ(changes.added.size(), 1u);
+  EXPECT_EQ(changes.added[0]->address, 0x3000u);
+  // A removal followed by a new load in the same batch: the load wins.
+  t.remove(0x2000, 0x10);
+  t.add(0x2000, 0x8, "c");
+  EXPECT_EQ(t.name(*t.findByAddress(0x2000)), "c");
+  EXPECT_EQ(t.replacedCount(), 2u);
+}
