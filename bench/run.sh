@@ -2,7 +2,9 @@
 # Reruns jitsym's benchmarks and prints the figures the issues ask for:
 #  1. reading + indexing a 1M-line perf map vs `wc -l` on the same file (goal <= 5x)
 #  2. incremental read of 1k lines appended after 1M
-#  3. jit-sync inside LLDB (bench/sync_bench.py): 1k new after 1M, nothing new
+#  3. reading a 100 MB jitdump vs `cat FILE > /dev/null` (goal <= 3x), and an
+#     incremental read of 100 functions appended after it
+#  4. jit-sync inside LLDB (bench/sync_bench.py): 1k new after 1M, nothing new
 # usage: bench/run.sh [BUILD_DIR]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -10,12 +12,14 @@ build="${1:-build}"
 export JITSYM_BENCH_DIR="${JITSYM_BENCH_DIR:-$(mktemp -d)}"
 map="$JITSYM_BENCH_DIR/jitsym-bench-1m.map"
 
-# Median wall time of 21 runs of `wc -l` on the map, in ms.
-wc_median_ms() {
+dump="$JITSYM_BENCH_DIR/jitsym-bench-100mb.dump"
+
+# Median wall time of 21 runs of a shell command, in ms.
+median_ms() {
   for _ in $(seq 21); do
     local start
     start=$(date +%s%N)
-    wc -l "$map" >/dev/null
+    eval "$1"
     echo $(( $(date +%s%N) - start ))
   done | sort -n | awk '{ t[NR] = $1 } END { printf "%.2f", t[11] / 1e6 }'
 }
@@ -27,10 +31,18 @@ for _ in 1 2 3; do
   csv=$("$build/bin/jitsym-bench" --benchmark_filter=LoadMap --benchmark_format=csv 2>/dev/null)
   median=$(awk -F, '/BM_LoadMap1M.*_median/ {print $3}' <<<"$csv")
   mean=$(awk -F, '/BM_LoadMap1M.*_mean/ {print $3}' <<<"$csv")
-  wc_ms=$(wc_median_ms)
+  wc_ms=$(median_ms 'wc -l "$map" >/dev/null')
   awk -v median="$median" -v mean="$mean" -v wc="$wc_ms" -v size="$(du -h "$map" | cut -f1)" 'BEGIN {
     printf "1M-line map (%s): load median %.1f ms (mean %.1f), wc -l median %.1f ms, ratio %.1fx\n",
            size, median, mean, wc, median / wc }'
+done
+for _ in 1 2 3; do
+  csv=$("$build/bin/jitsym-bench" --benchmark_filter=LoadJitdump --benchmark_format=csv 2>/dev/null)
+  median=$(awk -F, '/BM_LoadJitdump100MB.*_median/ {print $3}' <<<"$csv")
+  cat_ms=$(median_ms 'cat "$dump" >/dev/null')
+  awk -v median="$median" -v cat="$cat_ms" -v size="$(du -h "$dump" | cut -f1)" 'BEGIN {
+    printf "100 MB jitdump (%s): load median %.1f ms, cat median %.1f ms, ratio %.1fx\n",
+           size, median, cat, median / cat }'
 done
 echo
 LLDB_DEBUGSERVER_PATH=/usr/lib/llvm-22/bin/lldb-server /usr/bin/python3 bench/sync_bench.py "$build"

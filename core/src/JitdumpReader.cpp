@@ -82,16 +82,16 @@ llvm::Expected<JitdumpReadStats> JitdumpReader::read(JitdumpSink &sink) {
         break; // the file shrank: found rewritten at the next read
       continue;
     }
-    const std::string where = "byte offset " + std::to_string(at) + ": ";
+    auto where = [&] { return "byte offset " + std::to_string(at) + ": "; };
     if (parse.kind == JitdumpRecordParse::Corrupt) {
-      sink.onDiagnostic({file_.path(), 0, where + parse.error + "; the rest of the file is not read"});
+      sink.onDiagnostic({file_.path(), 0, where() + parse.error + "; the rest of the file is not read"});
       stats.corrupt = corrupt_ = true;
       break;
     }
     if (at + parse.record.size > size)
       break; // cut off at the end: waits until it is complete
     if (parse.kind == JitdumpRecordParse::Malformed) {
-      sink.onDiagnostic({file_.path(), 0, where + parse.error + " (record skipped)"});
+      sink.onDiagnostic({file_.path(), 0, where() + parse.error + " (record skipped)"});
       ++stats.malformed;
     } else {
       sink.onRecord(parse.record, at);

@@ -70,13 +70,16 @@ void JitdumpSymbols::load(const JitCodeLoad &load) {
   }
   std::vector<JitLineEntry> entries = std::move(pending->second);
   pendingLines_.erase(pending);
-  std::vector<std::string> files;
-  files.reserve(entries.size());
+  std::deque<std::string> files; // repaired names, one per run of equal names
+  std::string_view original;
   for (JitLineEntry &entry : entries) {
     entry.address = entry.address >= load.codeAddress + kPerfDebugAddressBias
                         ? entry.address - kPerfDebugAddressBias
                         : load.codeAddress;
-    files.push_back(repairedFileName(entry.file, load.name));
+    if (files.empty() || entry.file != original) {
+      original = entry.file;
+      files.push_back(repairedFileName(entry.file, load.name));
+    }
     entry.file = files.back();
   }
   lines_.set(load.codeAddress, entries);

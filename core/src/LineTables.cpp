@@ -6,9 +6,13 @@
 namespace jitsym {
 
 uint32_t LineTables::intern(std::string_view file) {
+  // Entries of a function mostly share one file: skip the hash for a repeat.
+  if (lastFile_ < files_.size() && files_[lastFile_] == file)
+    return lastFile_;
   auto [it, inserted] = fileIndex_.try_emplace(std::string(file), uint32_t(files_.size()));
   if (inserted)
     files_.push_back(it->first);
+  lastFile_ = it->second;
   return it->second;
 }
 
@@ -41,6 +45,7 @@ void LineTables::clear() {
   tables_.clear();
   files_.clear();
   fileIndex_.clear();
+  lastFile_ = 0;
 }
 
 std::optional<SourceLine> LineTables::find(uint64_t start, uint64_t address) const {

@@ -49,6 +49,7 @@ private:
   std::unordered_map<uint64_t, std::vector<Entry>> tables_;
   std::vector<std::string> files_;
   std::unordered_map<std::string, uint32_t> fileIndex_;
+  uint32_t lastFile_ = 0; // the file interned last
 };
 
 } // namespace jitsym

@@ -1,0 +1,145 @@
+// Reading a 100 MB jitdump (code bytes included, V8-like record mix) into a
+// symbol table with line tables, and an incremental read of what was appended.
+#include <benchmark/benchmark.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include "jitsym/JitdumpReader.h"
+#include "jitsym/JitdumpSymbols.h"
+#include "jitsym/SymbolSource.h"
+
+using namespace jitsym;
+
+namespace {
+
+template <class T> void put(std::string &out, T value) {
+  char bytes[sizeof(T)];
+  std::memcpy(bytes, &value, sizeof(T));
+  out.append(bytes, sizeof(T));
+}
+
+void putRecord(std::string &out, uint32_t id, const std::string &body) {
+  put<uint32_t>(out, id);
+  put<uint32_t>(out, static_cast<uint32_t>(16 + body.size()));
+  put<uint64_t>(out, 0);
+  out += body;
+}
+
+// Records for functions [first, first + count): every function has code of
+// 0.5-2.5 KiB and an empty unwinding record, one in eight has line entries.
+std::string functions(uint64_t first, uint64_t count) {
+  std::string out, body;
+  for (uint64_t i = first; i < first + count; ++i) {
+    const uint64_t address = 0x7f0000000000ull + i * 0x1000;
+    const uint64_t size = 512 + (i * 7919) % 2048;
+    const std::string name = "JS:*fn_" + std::to_string(i) + " /srv/app/lib/module_" +
+                             std::to_string(i % 977) + ".js:" + std::to_string(i % 4000 + 1) +
+                             ":7";
+    if (i % 8 == 0) {
+      body.clear();
+      put<uint64_t>(body, address);
+      put<uint64_t>(body, 8);
+      for (uint64_t e = 0; e < 8; ++e) {
+        put<uint64_t>(body, address + 0x40 + e * size / 8);
+        put<uint32_t>(body, static_cast<uint32_t>(i % 4000 + 1 + e));
+        put<uint32_t>(body, 3);
+        body += "/srv/app/lib/module_" + std::to_string(i % 977) + ".js";
+        body += '\0';
+      }
+      body.append(-body.size() % 8, '\0');
+      putRecord(out, 2, body);
+    }
+    body.assign(24, '\0');
+    body[0] = 20;
+    body[8] = 20;
+    body += std::string("\x01\x1b\x03\x3b", 4) + std::string(16, '\0');
+    putRecord(out, 4, body);
+    body.clear();
+    put<uint32_t>(body, 4242);
+    put<uint32_t>(body, 4242);
+    for (uint64_t v : {address, address, size, i})
+      put<uint64_t>(body, v);
+    body += name;
+    body += '\0';
+    body.append(size, '\xcc');
+    putRecord(out, 0, body);
+  }
+  return out;
+}
+
+std::string header() {
+  std::string h;
+  for (uint32_t v : {kJitdumpMagic, 1u, 40u, 62u, 0u, 4242u})
+    put(h, v);
+  put<uint64_t>(h, 0);
+  put<uint64_t>(h, 0);
+  return h;
+}
+
+std::string dumpPath() {
+  const char *dir = std::getenv("JITSYM_BENCH_DIR");
+  return std::string(dir ? dir : "/tmp") + "/jitsym-bench-100mb.dump";
+}
+
+void write(const std::string &path, const std::string &bytes, const char *mode) {
+  std::FILE *f = std::fopen(path.c_str(), mode);
+  std::fwrite(bytes.data(), 1, bytes.size(), f);
+  std::fclose(f);
+}
+
+// About 100 MB: 60k functions.
+constexpr uint64_t kFunctions = 60000;
+
+} // namespace
+
+static void BM_LoadJitdump100MB(benchmark::State &state) {
+  const std::string path = dumpPath();
+  write(path, header() + functions(0, kFunctions), "wb");
+  size_t symbols = 0;
+  for (auto _ : state) {
+    auto loaded = loadJitdump(path);
+    if (!loaded) {
+      state.SkipWithError("load failed");
+      return;
+    }
+    symbols = loaded->table.size();
+    benchmark::DoNotOptimize(symbols);
+  }
+  state.counters["symbols"] = double(symbols);
+  state.counters["MB"] = double(::lseek(::open(path.c_str(), O_RDONLY), 0, SEEK_END)) / 1e6;
+}
+BENCHMARK(BM_LoadJitdump100MB)
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(4)
+    ->Repetitions(9)
+    ->ReportAggregatesOnly(true);
+
+// After the 100 MB were read, 100 functions more are appended.
+static void BM_JitdumpIncremental100After100MB(benchmark::State &state) {
+  const std::string path = dumpPath() + ".inc";
+  write(path, header() + functions(0, kFunctions), "wb");
+  SymbolTable table;
+  LineTables lines;
+  JitdumpSymbols sink(table, lines);
+  JitdumpReader reader(path);
+  (void)reader.read(sink);
+  table.takeChanges();
+  uint64_t next = kFunctions;
+  for (auto _ : state) {
+    state.PauseTiming();
+    write(path, functions(next, 100), "ab");
+    next += 100;
+    state.ResumeTiming();
+    auto stats = reader.read(sink);
+    SymbolChanges changes = table.takeChanges();
+    if (!stats || changes.added.size() != 100)
+      state.SkipWithError("unexpected incremental result");
+  }
+  ::unlink(path.c_str());
+}
+BENCHMARK(BM_JitdumpIncremental100After100MB)->Unit(benchmark::kMicrosecond)->Iterations(30);
