@@ -4,9 +4,9 @@
 #include "jitsym/JitdumpParser.h"
 
 #include <algorithm>
-#include <cstdio>
 #include <cstring>
 
+#include "jitsym/HexText.h"
 #include "llvm/BinaryFormat/ELF.h"
 #include "llvm/Support/Endian.h"
 
@@ -54,6 +54,7 @@ public:
     return true;
   }
   size_t at() const { return at_; }
+  void seek(size_t at) { at_ = at; }
   std::string_view bytes() const { return bytes_; }
 
 private:
@@ -61,12 +62,6 @@ private:
   size_t at_;
   llvm::endianness order_;
 };
-
-std::string hex(uint64_t value) {
-  char text[24];
-  std::snprintf(text, sizeof(text), "0x%llx", static_cast<unsigned long long>(value));
-  return text;
-}
 
 // The helpers below fill `parse` in place (copies of the variant upset GCC's
 // uninitialized-use analysis).
@@ -99,8 +94,8 @@ void parseCodeLoad(Cursor &c, JitdumpRecordParse &parse, size_t available) {
                                 " leaves no room for the name in a record of " +
                                 std::to_string(size) + " bytes");
   if (load.codeAddress + load.codeSize < load.codeAddress)
-    return malformed(parse, "code at " + hex(load.codeAddress) + " of size " +
-                                hex(load.codeSize) + " wraps past the end of memory");
+    return malformed(parse, "code at " + hexText(load.codeAddress) + " of size " +
+                                hexText(load.codeSize) + " wraps past the end of memory");
   const size_t nameEnd = size - load.codeSize;
   if (available < nameEnd)
     return needBytes(parse, nameEnd);
@@ -129,7 +124,7 @@ void parseCodeMove(Cursor &c, JitdumpRecordParse &parse) {
   parse.kind = JitdumpRecordParse::Complete;
 }
 
-void parseDebugInfo(Cursor &c, bool byteSwapped, JitdumpRecordParse &parse) {
+void parseDebugInfo(Cursor &c, JitdumpRecordParse &parse) {
   const uint32_t size = parse.record.size;
   if (size < kDebugInfoFixed)
     return malformed(parse, "record of " + std::to_string(size) +
@@ -157,19 +152,21 @@ void parseDebugInfo(Cursor &c, bool byteSwapped, JitdumpRecordParse &parse) {
     size_t entryStart = c.at();
     if (!c.read(entry.address))
       return malformed(parse, "entry " + std::to_string(i) + " runs past the record's end");
-    while (i > 0 && !plausible(entry.address) && !info.entries.back().file.empty() &&
-           info.entries.back().file.data() + info.entries.back().file.size() ==
-               c.bytes().data() + entryStart - 1) {
-      Cursor rest(c.bytes(), false, entryStart);
+    // While the address is implausible and the previous name (not a "same file"
+    // marker) ended just before it, that name ended at a NUL inside it: let it
+    // run on to the next NUL.
+    while (i > 0 && !plausible(entry.address) &&
+           info.entries.back().file.data() + info.entries.back().file.size() + 1 ==
+               c.bytes().data() + entryStart) {
+      JitLineEntry &last = info.entries.back();
       std::string_view more;
-      if (!rest.readCString(size, more))
+      c.seek(entryStart);
+      if (!c.readCString(size, more))
         return malformed(parse, "entry " + std::to_string(i - 1) +
                                     "'s file name runs past the record's end");
-      JitLineEntry &last = info.entries.back();
       last.file = std::string_view(last.file.data(), last.file.size() + 1 + more.size());
       previousFile = last.file;
-      entryStart = rest.at();
-      c = Cursor(c.bytes(), byteSwapped, entryStart);
+      entryStart = c.at();
       if (!c.read(entry.address))
         return malformed(parse, "entry " + std::to_string(i) + " runs past the record's end");
     }
@@ -247,7 +244,7 @@ std::optional<JitdumpHeader> parseJitdumpHeader(std::string_view bytes, std::str
   else if (magic == llvm::byteswap(kJitdumpMagic))
     header.byteSwapped = llvm::endianness::native == llvm::endianness::little;
   else {
-    error = "not a jitdump file (magic " + hex(magic) + ", expected 'JiTD')";
+    error = "not a jitdump file (magic " + hexText(magic) + ", expected 'JiTD')";
     return std::nullopt;
   }
   if (bytes.size() < kJitdumpHeaderSize)
@@ -334,7 +331,7 @@ JitdumpRecordParse parseJitdumpRecord(std::string_view bytes, bool byteSwapped) 
     parseCodeMove(body, parse);
     break;
   case JitdumpRecordId::CodeDebugInfo:
-    parseDebugInfo(body, byteSwapped, parse);
+    parseDebugInfo(body, parse);
     break;
   case JitdumpRecordId::CodeUnwindingInfo:
     parseUnwindingInfo(body, bytes, parse);

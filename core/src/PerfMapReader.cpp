@@ -7,10 +7,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
-#include <fcntl.h>
-#include <sys/stat.h>
 #include <unistd.h>
-#include <vector>
 
 namespace jitsym {
 namespace {
@@ -84,7 +81,7 @@ llvm::Expected<ReadStats> PerfMapReader::read(PerfMapSink &sink) {
     } else {
       first = readPart(fd, offset_, size, buffer, nextLine_, sink);
     }
-    sink.endRead(first.bytes + second.bytes);
+    sink.endRead(newBytes - first.bytes - second.bytes);
   }
   for (const Part *part : {&first, &second}) {
     if (!part->error.empty())

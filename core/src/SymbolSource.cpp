@@ -1,9 +1,6 @@
 // Whole-file loading for offline use.
 #include "jitsym/SymbolSource.h"
 
-#include <fcntl.h>
-#include <unistd.h>
-
 #include "jitsym/JitdumpSymbols.h"
 #include "jitsym/PerfMapReader.h"
 #include "jitsym/TableSink.h"
@@ -43,13 +40,13 @@ llvm::Expected<LoadedSymbols> loadJitdump(const std::string &path) {
 }
 
 llvm::Expected<LoadedSymbols> loadSymbols(const std::string &path) {
-  // Open without following links, as the readers do, to look at the magic.
-  int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+  // Opened with the readers' checks, to look at the first bytes.
+  AppendedFile file(path, {});
+  llvm::Expected<AppendedFile::Opened> opened = file.open(0);
+  if (!opened)
+    return opened.takeError();
   std::string head;
-  if (fd >= 0) {
-    (void)preadExact(fd, 0, 4, head);
-    ::close(fd);
-  }
+  (void)preadExact(opened->fd, 0, 4, head);
   return looksLikeJitdump(head) ? loadJitdump(path) : loadPerfMap(path);
 }
 

@@ -1,6 +1,7 @@
 // Address description and crash-log symbolication.
 #include "jitsym/Symbolizer.h"
 
+#include "jitsym/HexText.h"
 #include "jitsym/PerfMapParser.h"
 
 #include <cctype>
@@ -12,12 +13,6 @@ namespace {
 bool isHex(char c) { return std::isxdigit(static_cast<unsigned char>(c)) != 0; }
 bool isWordChar(char c) {
   return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_';
-}
-
-std::string hex(uint64_t value) {
-  char buffer[24];
-  std::snprintf(buffer, sizeof(buffer), "0x%llx", static_cast<unsigned long long>(value));
-  return buffer;
 }
 
 } // namespace
@@ -39,7 +34,7 @@ std::optional<std::string> describeAddress(const SymbolTable &table, uint64_t ad
     return std::nullopt;
   std::string text(table.name(*symbol));
   if (address != symbol->address)
-    text += "+" + hex(address - symbol->address);
+    text += "+" + hexText(address - symbol->address);
   if (lines)
     if (std::optional<SourceLine> line = lines->find(symbol->address, address)) {
       text += " at " + std::string(line->file) + ":" + std::to_string(line->line);

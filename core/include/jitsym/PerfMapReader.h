@@ -7,11 +7,7 @@
 
 #include <cstdint>
 #include <memory>
-#include <optional>
 #include <string>
-#include <vector>
-#include <sys/stat.h>
-#include <sys/types.h>
 
 #include "jitsym/AppendedFile.h"
 #include "jitsym/BigArray.h"
@@ -39,11 +35,11 @@ public:
 
   // Where the reader puts the `bytes` new bytes of the file; entries' names
   // point into them. A sink that keeps names can hand out its own storage and
-  // keep them without a copy. endRead() says how many of the bytes were used;
-  // the rest (a half-written last line, what a shrinking file never gave) is
-  // the sink's to drop.
+  // keep them without a copy. endRead() says how many bytes at the end of them
+  // were not used (a half-written last line, what a shrinking file never
+  // gave): the sink's to drop.
   virtual char *beginRead(uint64_t bytes);
-  virtual void endRead(uint64_t usedBytes);
+  virtual void endRead(uint64_t unusedBytes);
 
   // A large read is parsed in two parts on two threads. The second part goes to
   // a sink made here (null: read on one thread), whose entries name bytes of

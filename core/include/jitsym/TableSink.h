@@ -23,13 +23,8 @@ public:
     // Real perf map lines average 50-100 bytes.
     target().reserve(bytes / 48);
   }
-  char *beginRead(uint64_t bytes) override {
-    readBytes_ = bytes;
-    return target().growNameStorage(bytes);
-  }
-  void endRead(uint64_t usedBytes) override {
-    target().shrinkNameStorage(readBytes_ - usedBytes);
-  }
+  char *beginRead(uint64_t bytes) override { return target().growNameStorage(bytes); }
+  void endRead(uint64_t unusedBytes) override { target().shrinkNameStorage(unusedBytes); }
   void onEntry(const PerfMapEntry &entry) override {
     target().add(entry.address, entry.size, entry.name);
   }
@@ -52,7 +47,6 @@ private:
   SymbolTable &table_;
   SymbolTable fresh_;
   bool rewriting_ = false;
-  uint64_t readBytes_ = 0;
 };
 
 // Collects the second part of a large read on its own thread: symbols whose
