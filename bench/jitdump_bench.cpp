@@ -9,26 +9,16 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include "JitdumpBytes.h"
 #include "jitsym/JitdumpReader.h"
 #include "jitsym/JitdumpSymbols.h"
 #include "jitsym/SymbolSource.h"
 
 using namespace jitsym;
+using jitsym::test::appendRecord;
+using jitsym::test::put;
 
 namespace {
-
-template <class T> void put(std::string &out, T value) {
-  char bytes[sizeof(T)];
-  std::memcpy(bytes, &value, sizeof(T));
-  out.append(bytes, sizeof(T));
-}
-
-void putRecord(std::string &out, uint32_t id, const std::string &body) {
-  put<uint32_t>(out, id);
-  put<uint32_t>(out, static_cast<uint32_t>(16 + body.size()));
-  put<uint64_t>(out, 0);
-  out += body;
-}
 
 // Records for functions [first, first + count): every function has code of
 // 0.5-2.5 KiB and an empty unwinding record, one in eight has line entries.
@@ -52,33 +42,16 @@ std::string functions(uint64_t first, uint64_t count) {
         body += '\0';
       }
       body.append(-body.size() % 8, '\0');
-      putRecord(out, 2, body);
+      appendRecord(out, JitdumpRecordId::CodeDebugInfo, body);
     }
     body.assign(24, '\0');
     body[0] = 20;
     body[8] = 20;
     body += std::string("\x01\x1b\x03\x3b", 4) + std::string(16, '\0');
-    putRecord(out, 4, body);
-    body.clear();
-    put<uint32_t>(body, 4242);
-    put<uint32_t>(body, 4242);
-    for (uint64_t v : {address, address, size, i})
-      put<uint64_t>(body, v);
-    body += name;
-    body += '\0';
-    body.append(size, '\xcc');
-    putRecord(out, 0, body);
+    appendRecord(out, JitdumpRecordId::CodeUnwindingInfo, body);
+    test::appendCodeLoad(out, address, size, name, i);
   }
   return out;
-}
-
-std::string header() {
-  std::string h;
-  for (uint32_t v : {kJitdumpMagic, 1u, 40u, 62u, 0u, 4242u})
-    put(h, v);
-  put<uint64_t>(h, 0);
-  put<uint64_t>(h, 0);
-  return h;
 }
 
 std::string dumpPath() {
@@ -99,7 +72,7 @@ constexpr uint64_t kFunctions = 60000;
 
 static void BM_LoadJitdump100MB(benchmark::State &state) {
   const std::string path = dumpPath();
-  write(path, header() + functions(0, kFunctions), "wb");
+  write(path, test::jitdumpHeader() + functions(0, kFunctions), "wb");
   size_t symbols = 0;
   for (auto _ : state) {
     auto loaded = loadJitdump(path);
@@ -122,7 +95,7 @@ BENCHMARK(BM_LoadJitdump100MB)
 // After the 100 MB were read, 100 functions more are appended.
 static void BM_JitdumpIncremental100After100MB(benchmark::State &state) {
   const std::string path = dumpPath() + ".inc";
-  write(path, header() + functions(0, kFunctions), "wb");
+  write(path, test::jitdumpHeader() + functions(0, kFunctions), "wb");
   SymbolTable table;
   LineTables lines;
   JitdumpSymbols sink(table, lines);

@@ -1,5 +1,6 @@
 // Jitdump reading over real files (incremental reads, records completed later,
 // rewrites), V8's damaged file names, and removals in the symbol table.
+#include "JitdumpBytes.h"
 #include "TempDir.h"
 #include "jitsym/JitdumpReader.h"
 #include "jitsym/JitdumpSymbols.h"
@@ -12,40 +13,17 @@
 #include <string>
 
 using namespace jitsym;
+using jitsym::test::put;
 using jitsym::test::TempDir;
 
 namespace {
 
-template <class T> void put(std::string &out, T value) {
-  char bytes[sizeof(T)];
-  std::memcpy(bytes, &value, sizeof(T));
-  out.append(bytes, sizeof(T));
-}
-
-std::string header() {
-  std::string h;
-  for (uint32_t v : {kJitdumpMagic, 1u, 40u, 62u, 0u, 4242u})
-    put(h, v);
-  put<uint64_t>(h, 1);
-  put<uint64_t>(h, 0);
-  return h;
-}
-
-std::string record(uint32_t id, const std::string &body) {
-  std::string r;
-  put<uint32_t>(r, id);
-  put<uint32_t>(r, static_cast<uint32_t>(16 + body.size()));
-  put<uint64_t>(r, 7);
-  return r + body;
-}
+std::string header() { return test::jitdumpHeader(); }
 
 std::string codeLoad(uint64_t address, uint64_t size, const std::string &name) {
-  std::string body;
-  put<uint32_t>(body, 4242);
-  put<uint32_t>(body, 4242);
-  for (uint64_t v : {address, address, size, uint64_t(0)})
-    put(body, v);
-  return record(0, body + name + '\0' + std::string(size, '\xcc'));
+  std::string out;
+  test::appendCodeLoad(out, address, size, name);
+  return out;
 }
 
 // Entries as raw (address, line, column, file bytes with their NUL).
@@ -61,7 +39,9 @@ std::string debugInfo(uint64_t address,
     body += file;
   }
   body.append(-body.size() % 8, '\0');
-  return record(2, body);
+  std::string out;
+  test::appendRecord(out, JitdumpRecordId::CodeDebugInfo, body);
+  return out;
 }
 
 void append(const std::string &path, const std::string &bytes) {
