@@ -58,6 +58,12 @@ struct Recorder : PerfMapSink {
 
 std::string errorText(llvm::Error error) { return llvm::toString(std::move(error)); }
 
+// The error a read fails with; empty when it succeeds.
+std::string readError(PerfMapReader &reader, Recorder &sink) {
+  auto stats = reader.read(sink);
+  return stats ? std::string() : errorText(stats.takeError());
+}
+
 std::string lines(int from, int to, const std::string &prefix = "f") {
   std::string text;
   char buffer[64];
@@ -498,9 +504,8 @@ TEST(PerfMapReader, SymlinkRefused) {
   ASSERT_EQ(::symlink(target.c_str(), link.c_str()), 0);
   PerfMapReader reader(link);
   Recorder sink;
-  auto stats = reader.read(sink);
-  ASSERT_FALSE(bool(stats));
-  std::string message = errorText(stats.takeError());
+  const std::string message = readError(reader, sink);
+  ASSERT_FALSE(message.empty());
   EXPECT_NE(message.find("symbolic link"), std::string::npos) << message;
   EXPECT_NE(message.find(link), std::string::npos) << message;
   EXPECT_TRUE(sink.entries.empty());
@@ -512,9 +517,8 @@ TEST(PerfMapReader, DirectoryRefused) {
   ASSERT_EQ(::mkdir(sub.c_str(), 0700), 0);
   PerfMapReader reader(sub);
   Recorder sink;
-  auto stats = reader.read(sink);
-  ASSERT_FALSE(bool(stats));
-  std::string message = errorText(stats.takeError());
+  const std::string message = readError(reader, sink);
+  ASSERT_FALSE(message.empty());
   EXPECT_NE(message.find("is not a regular file"), std::string::npos) << message;
 }
 
@@ -524,9 +528,8 @@ TEST(PerfMapReader, FifoRefusedWithoutBlocking) {
   ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
   PerfMapReader reader(fifo);
   Recorder sink;
-  auto stats = reader.read(sink);
-  ASSERT_FALSE(bool(stats));
-  std::string message = errorText(stats.takeError());
+  const std::string message = readError(reader, sink);
+  ASSERT_FALSE(message.empty());
   EXPECT_NE(message.find("is not a regular file"), std::string::npos) << message;
 }
 
@@ -538,9 +541,8 @@ TEST(PerfMapReader, UntrustedOwnerRefused) {
     GTEST_SKIP() << "cannot chown (not running as root)";
   PerfMapReader reader(path, TrustPolicy{uid_t(54321)});
   Recorder sink;
-  auto stats = reader.read(sink);
-  ASSERT_FALSE(bool(stats));
-  std::string message = errorText(stats.takeError());
+  const std::string message = readError(reader, sink);
+  ASSERT_FALSE(message.empty());
   EXPECT_NE(message.find("--force"), std::string::npos) << message;
   EXPECT_NE(message.find("12345"), std::string::npos) << message;
   EXPECT_NE(message.find("54321"), std::string::npos) << message;
@@ -571,9 +573,8 @@ TEST(PerfMapReader, MissingFileNamesThePath) {
   std::string path = dir.file("perf-404.map");
   PerfMapReader reader(path);
   Recorder sink;
-  auto stats = reader.read(sink);
-  ASSERT_FALSE(bool(stats));
-  std::string message = errorText(stats.takeError());
+  const std::string message = readError(reader, sink);
+  ASSERT_FALSE(message.empty());
   EXPECT_NE(message.find(path), std::string::npos) << message;
   EXPECT_NE(message.find("No such file"), std::string::npos) << message;
 }
