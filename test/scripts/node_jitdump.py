@@ -16,6 +16,8 @@ import tempfile
 
 def main():
     jitsym, script, function = sys.argv[1:4]
+    # Node runs in a scratch directory (where it writes the dump).
+    jitsym, script = os.path.abspath(jitsym), os.path.abspath(script)
     with tempfile.TemporaryDirectory() as cwd:
         subprocess.run(["node", "--perf-prof", "--perf-basic-prof",
                         "--interpreted-frames-native-stack", script],
