@@ -35,24 +35,48 @@ bool looksLikeJitdump(std::string_view bytes) {
 JitdumpReader::JitdumpReader(std::string path, TrustPolicy trust)
     : file_(std::move(path), trust) {}
 
-llvm::Expected<JitdumpReadStats> JitdumpReader::read(JitdumpSink &sink) {
-  llvm::Expected<AppendedFile::Opened> opened = file_.open(offset_);
+bool JitdumpReader::readBytes(int fd, uint64_t fileSize, std::string_view unflushed,
+                              uint64_t at, uint64_t size, std::string &out) const {
+  out.clear();
+  if (at < fileSize) {
+    const uint64_t fromFile = std::min(size, fileSize - at);
+    if (!preadExact(fd, at, static_cast<size_t>(fromFile), out))
+      return false;
+    at += fromFile;
+    size -= fromFile;
+  }
+  if (size == 0)
+    return true;
+  const uint64_t skip = at - fileSize;
+  if (skip + size > unflushed.size())
+    return false;
+  out.append(unflushed.substr(static_cast<size_t>(skip), static_cast<size_t>(size)));
+  return true;
+}
+
+llvm::Expected<JitdumpReadStats> JitdumpReader::read(JitdumpSink &sink,
+                                                     std::string_view unflushed) {
+  // Bytes read from the buffer earlier and not in the file yet are not a sign
+  // of a rewrite: only the file's own bytes count as consumed.
+  llvm::Expected<AppendedFile::Opened> opened = file_.open(std::min(offset_, fileConsumed_));
   if (!opened)
     return opened.takeError();
   JitdumpReadStats stats;
   if (opened->replaced) {
     stats.rewritten = true;
     header_.reset();
-    offset_ = 0;
+    offset_ = fileConsumed_ = 0;
     corrupt_ = false;
     sink.onRewrite();
   }
   const int fd = opened->fd;
-  const uint64_t size = opened->size;
+  const uint64_t fileSize = opened->size;
+  // What can be read: the file, then what is still buffered after its end.
+  const uint64_t size = fileSize + unflushed.size();
   if (!header_) {
     std::string bytes;
-    const size_t want = static_cast<size_t>(std::min<uint64_t>(size, kJitdumpHeaderSize));
-    if (!preadExact(fd, 0, want, bytes))
+    const uint64_t want = std::min<uint64_t>(size, kJitdumpHeaderSize);
+    if (!readBytes(fd, fileSize, unflushed, 0, want, bytes))
       return file_.error("cannot read the jitdump header");
     std::string error;
     std::optional<JitdumpHeader> header = parseJitdumpHeader(bytes, error);
@@ -76,9 +100,10 @@ llvm::Expected<JitdumpReadStats> JitdumpReader::read(JitdumpSink &sink) {
     if (parse.kind == JitdumpRecordParse::NeedBytes) {
       if (at + parse.needBytes > size)
         break; // still being written
-      const uint64_t want = std::min<uint64_t>(size - at, std::max<uint64_t>(kChunkBytes, parse.needBytes));
+      const uint64_t want =
+          std::min<uint64_t>(size - at, std::max<uint64_t>(kChunkBytes, parse.needBytes));
       window.start = at;
-      if (!preadExact(fd, at, static_cast<size_t>(want), window.bytes))
+      if (!readBytes(fd, fileSize, unflushed, at, want, window.bytes))
         break; // the file shrank: found rewritten at the next read
       continue;
     }
@@ -99,10 +124,11 @@ llvm::Expected<JitdumpReadStats> JitdumpReader::read(JitdumpSink &sink) {
     }
     at += parse.record.size;
   }
-  stats.bytesRead = at - offset_;
-  offset_ = at;
-  stats.pendingBytes = corrupt_ ? 0 : size - at;
-  file_.remember(fd, offset_);
+  stats.bytesRead = at > offset_ ? at - offset_ : 0;
+  offset_ = std::max(offset_, at);
+  fileConsumed_ = std::min(offset_, fileSize);
+  stats.pendingBytes = corrupt_ || at >= size ? 0 : size - at;
+  file_.remember(fd, fileConsumed_);
   return stats;
 }
 

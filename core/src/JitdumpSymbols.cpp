@@ -40,6 +40,7 @@ void JitdumpSymbols::onRewrite() {
   lines_.clear();
   pendingLines_.clear();
   pendingFiles_.clear();
+  codeStarts_.clear();
   header_.reset();
 }
 
@@ -63,6 +64,7 @@ void JitdumpSymbols::onRecord(const JitdumpRecord &record, uint64_t) {
 void JitdumpSymbols::load(const JitCodeLoad &load) {
   ++loads;
   table_.add(load.codeAddress, load.codeSize, load.name);
+  codeStarts_.insert(load.codeAddress);
   auto pending = pendingLines_.find(load.codeAddress);
   if (pending == pendingLines_.end()) {
     lines_.erase(load.codeAddress);
@@ -97,6 +99,8 @@ void JitdumpSymbols::move(const JitCodeMove &move) {
   const std::string name(table_.name(*old));
   table_.remove(move.oldAddress, move.codeSize);
   table_.add(move.newAddress, move.codeSize, name);
+  codeStarts_.erase(move.oldAddress);
+  codeStarts_.insert(move.newAddress);
   lines_.move(move.oldAddress, move.newAddress);
 }
 

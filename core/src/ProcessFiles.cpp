@@ -2,6 +2,7 @@
 #include "jitsym/ProcessFiles.h"
 
 #include <charconv>
+#include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -157,13 +158,21 @@ std::optional<uid_t> readProcessUid(uint64_t pid, const std::string &procRoot) {
   return parseRealUid(*status);
 }
 
+namespace {
+
+uint64_t namespacedPidOf(uint64_t pid, const std::string &procRoot) {
+  if (auto status = readFile(procRoot + "/" + std::to_string(pid) + "/status"))
+    if (auto inner = parseNamespacedPid(*status))
+      return *inner;
+  return pid;
+}
+
+} // namespace
+
 std::vector<std::string> perfMapCandidates(uint64_t pid, const std::string &procRoot) {
   const std::string procDir = procRoot + "/" + std::to_string(pid);
   std::vector<std::string> candidates;
-  uint64_t nspid = pid;
-  if (auto status = readFile(procDir + "/status"))
-    if (auto inner = parseNamespacedPid(*status))
-      nspid = *inner;
+  const uint64_t nspid = namespacedPidOf(pid, procRoot);
   const std::string name = "perf-" + std::to_string(nspid) + ".map";
   // The process's own view of /tmp: right for containers and private /tmp.
   candidates.push_back(procDir + "/root/tmp/" + name);
@@ -184,6 +193,56 @@ std::optional<std::string> findPerfMap(uint64_t pid, const std::string &procRoot
     if (exists(candidate))
       return candidate;
   return std::nullopt;
+}
+
+std::optional<std::string> jitdumpInMemoryMap(const std::vector<Mapping> &mappings,
+                                              uint64_t pid, uint64_t namespacedPid) {
+  for (const Mapping &m : mappings) {
+    if (!m.execute || m.path.empty() || m.path[0] != '/')
+      continue;
+    const size_t slash = m.path.rfind('/');
+    std::string_view name = std::string_view(m.path).substr(slash + 1);
+    constexpr std::string_view kPrefix = "jit-", kSuffix = ".dump";
+    if (name.size() <= kPrefix.size() + kSuffix.size() || name.substr(0, 4) != kPrefix ||
+        name.substr(name.size() - kSuffix.size()) != kSuffix)
+      continue;
+    std::optional<uint64_t> named =
+        toNumber(name.substr(kPrefix.size(), name.size() - kPrefix.size() - kSuffix.size()));
+    if (named && (*named == pid || *named == namespacedPid))
+      return m.path;
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string> findJitdump(uint64_t pid, const std::vector<Mapping> &mappings,
+                                       const std::string &procRoot) {
+  std::optional<std::string> path =
+      jitdumpInMemoryMap(mappings, pid, namespacedPidOf(pid, procRoot));
+  if (!path)
+    return std::nullopt;
+  // The process's own view first: right for containers and private /tmp.
+  const std::string viaRoot = procRoot + "/" + std::to_string(pid) + "/root" + *path;
+  if (exists(viaRoot))
+    return viaRoot;
+  if (exists(*path))
+    return path;
+  return std::nullopt;
+}
+
+std::vector<int> descriptorsOfFile(uint64_t pid, const std::string &path,
+                                   const std::string &procRoot) {
+  std::vector<int> descriptors;
+  const std::string dir = procRoot + "/" + std::to_string(pid) + "/fd";
+  DIR *listing = ::opendir(dir.c_str());
+  if (!listing)
+    return descriptors;
+  while (const dirent *entry = ::readdir(listing)) {
+    std::optional<uint64_t> fd = toNumber(entry->d_name);
+    if (fd && *fd <= INT32_MAX && descriptorIsFile(pid, static_cast<int>(*fd), path, procRoot))
+      descriptors.push_back(static_cast<int>(*fd));
+  }
+  ::closedir(listing);
+  return descriptors;
 }
 
 } // namespace jitsym

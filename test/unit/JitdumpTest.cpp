@@ -108,6 +108,60 @@ TEST(JitdumpReader, RewrittenFileIsReadAgain) {
   ASSERT_NE(loaded.table.findByAddress(0x5000), nullptr);
 }
 
+// A runtime's stdio buffer holds the newest records: they are read from it,
+// and not again when they reach the file, however the flush splits them.
+TEST(JitdumpReader, UnflushedBytesAreReadOnceWhereverTheFlushCuts) {
+  TempDir dir;
+  const std::string path = dir.file("jit-3.dump");
+  const std::string first = codeLoad(0x1000, 0x10, "first");
+  const std::string second = codeLoad(0x2000, 0x20, "second");
+  const std::string third = codeLoad(0x3000, 0x30, "third");
+  append(path, header());
+  Loaded loaded;
+  JitdumpSymbols sink(loaded.table, loaded.lines);
+  JitdumpReader reader(path);
+
+  // The file has the header only; two records and part of a third are buffered.
+  const std::string buffered = first + second + third.substr(0, 20);
+  auto stats = reader.read(sink, buffered);
+  ASSERT_TRUE(bool(stats)) << llvm::toString(stats.takeError());
+  EXPECT_EQ(stats->records, 2u);
+  EXPECT_EQ(stats->pendingBytes, 20u);
+  EXPECT_EQ(loaded.table.size(), 2u);
+
+  // The flush wrote part of `second` only; the rest and `third` are buffered.
+  append(path, first + second.substr(0, 9));
+  stats = reader.read(sink, second.substr(9) + third);
+  ASSERT_TRUE(bool(stats)) << llvm::toString(stats.takeError());
+  EXPECT_FALSE(stats->rewritten) << "bytes read from the buffer are not a rewrite";
+  EXPECT_EQ(stats->records, 1u) << "only `third` is new";
+  ASSERT_NE(loaded.table.findByAddress(0x3000), nullptr);
+  EXPECT_EQ(loaded.table.size(), 3u);
+
+  // Everything reaches the file: nothing is read twice.
+  append(path, second.substr(9) + third);
+  stats = reader.read(sink);
+  ASSERT_TRUE(bool(stats));
+  EXPECT_EQ(stats->records, 0u);
+  EXPECT_EQ(sink.loads, 3u);
+  EXPECT_TRUE(sink.announced(0x2000));
+  EXPECT_FALSE(sink.announced(0x2010));
+}
+
+// The header itself may still be buffered when the first sync runs.
+TEST(JitdumpReader, HeaderInTheBufferIsRead) {
+  TempDir dir;
+  const std::string path = dir.file("jit-4.dump");
+  append(path, "");
+  Loaded loaded;
+  JitdumpSymbols sink(loaded.table, loaded.lines);
+  JitdumpReader reader(path);
+  auto stats = reader.read(sink, header() + codeLoad(0x1000, 8, "f"));
+  ASSERT_TRUE(bool(stats)) << llvm::toString(stats.takeError());
+  EXPECT_EQ(stats->records, 1u);
+  ASSERT_TRUE(reader.header().has_value());
+}
+
 TEST(JitdumpReader, LargeCodeIsSkippedNotRead) {
   TempDir dir;
   const std::string path = dir.file("jit-2.dump");

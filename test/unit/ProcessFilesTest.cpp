@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <fcntl.h>
 #include <fstream>
@@ -200,4 +201,44 @@ TEST(ProcessFiles, DescriptorOfThisProcessIsItsFile) {
   EXPECT_EQ(position->offset, 6u);
   EXPECT_TRUE(position->appends);
   ::close(fd);
+}
+
+TEST(ProcessFiles, JitdumpIsTheExecutableMappingNamedAfterThePid) {
+  auto mapping = [](std::string path, bool execute) {
+    Mapping m;
+    m.start = 0x1000;
+    m.end = 0x2000;
+    m.read = true;
+    m.execute = execute;
+    m.inode = 7;
+    m.path = std::move(path);
+    return m;
+  };
+  const std::vector<Mapping> map = {
+      mapping("/usr/bin/node", true),
+      mapping("/tmp/jit-12.dump", false),     // not executable: not announced
+      mapping("/tmp/jit-99.dump", true),      // another process's name
+      mapping("/tmp/jit-.dump", true),        // no PID
+      mapping("/work/jit-4242.dump", true),
+  };
+  EXPECT_EQ(jitdumpInMemoryMap(map, 4242, 4242), "/work/jit-4242.dump");
+  EXPECT_EQ(jitdumpInMemoryMap(map, 777, 4242), "/work/jit-4242.dump") << "namespaced PID";
+  EXPECT_EQ(jitdumpInMemoryMap(map, 12, 12), std::nullopt);
+  EXPECT_EQ(jitdumpInMemoryMap({}, 4242, 4242), std::nullopt);
+}
+
+TEST(ProcessFiles, DescriptorsOfAFileAreFound) {
+  TempDir dir;
+  std::string path = dir.file("jit-1.dump");
+  int a = ::open(path.c_str(), O_CREAT | O_WRONLY, 0600);
+  int b = ::open(path.c_str(), O_RDONLY);
+  ASSERT_GE(a, 0);
+  ASSERT_GE(b, 0);
+  std::vector<int> found = descriptorsOfFile(::getpid(), path);
+  EXPECT_EQ(found.size(), 2u);
+  EXPECT_NE(std::find(found.begin(), found.end(), a), found.end());
+  EXPECT_NE(std::find(found.begin(), found.end(), b), found.end());
+  ::close(a);
+  ::close(b);
+  EXPECT_TRUE(descriptorsOfFile(::getpid(), path).empty());
 }

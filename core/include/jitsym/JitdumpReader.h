@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "jitsym/AppendedFile.h"
 #include "jitsym/Diagnostic.h"
@@ -44,16 +45,28 @@ public:
   // Reads what is new. Errors are reserved for an unusable file (missing, not a
   // regular file, a symlink, untrusted owner, not a jitdump, an unsupported
   // version); a bad record is a diagnostic naming its byte offset.
-  llvm::Expected<JitdumpReadStats> read(JitdumpSink &sink);
+  //
+  // `unflushed`: bytes the runtime has written after the file's current end but
+  // that are still in its stdio buffer (runtimes write jitdumps through a
+  // buffered FILE, so the newest code is often not in the file yet). They are
+  // read as if appended; when they reach the file later they are not read again.
+  llvm::Expected<JitdumpReadStats> read(JitdumpSink &sink, std::string_view unflushed = {});
 
   const std::string &path() const { return file_.path(); }
   const std::optional<JitdumpHeader> &header() const { return header_; }
   uint64_t offset() const { return offset_; }
 
 private:
+  // Copies bytes [at, at + size) of the file followed by `unflushed` (which
+  // starts at `fileSize`); false when the file no longer has them.
+  bool readBytes(int fd, uint64_t fileSize, std::string_view unflushed, uint64_t at,
+                 uint64_t size, std::string &out) const;
+
   AppendedFile file_;
   std::optional<JitdumpHeader> header_;
-  uint64_t offset_ = 0;  // the next record (0 until the header is read)
+  uint64_t offset_ = 0;  // the next record (0 until the header is read); may lie
+                         // past the file's end when unflushed bytes were read
+  uint64_t fileConsumed_ = 0; // the part of offset_ inside the file
   bool corrupt_ = false; // nothing after offset_ can be read
 };
 

@@ -6,6 +6,7 @@
 #include <deque>
 #include <map>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 #include "jitsym/JitdumpReader.h"
@@ -31,6 +32,9 @@ public:
   }
 
   const std::optional<JitdumpHeader> &header() const { return header_; }
+  // Whether live code announced by this dump starts at `address` (a perf map
+  // line for the same code is then redundant).
+  bool announced(uint64_t address) const { return codeStarts_.count(address) != 0; }
   std::vector<Diagnostic> diagnostics;
   uint64_t loads = 0, moves = 0, movesOfUnknownCode = 0;
 
@@ -44,6 +48,7 @@ private:
   // CODE_DEBUG_INFO comes before its CODE_LOAD: kept (copied) until then.
   std::map<uint64_t, std::vector<JitLineEntry>> pendingLines_;
   std::deque<std::string> pendingFiles_; // backs pendingLines_' file names (stable)
+  std::unordered_set<uint64_t> codeStarts_;
 };
 
 // A file name from Node 20's V8 may start with bytes of freed memory while its

@@ -9,6 +9,8 @@
 #include <sys/types.h>
 #include <vector>
 
+#include "jitsym/MemoryMap.h"
+
 namespace jitsym {
 
 struct ProcessIdentity {
@@ -51,5 +53,19 @@ std::vector<std::string> perfMapCandidates(uint64_t pid, const std::string &proc
 
 // The first candidate that exists, if any.
 std::optional<std::string> findPerfMap(uint64_t pid, const std::string &procRoot = "/proc");
+
+// The jitdump a process announced the way perf expects: it maps the file
+// executable, and the file is named jit-PID.dump after the process's PID (or
+// its PID inside its PID namespace). The path as the process sees it.
+std::optional<std::string> jitdumpInMemoryMap(const std::vector<Mapping> &mappings,
+                                              uint64_t pid, uint64_t namespacedPid);
+// The same for a local process, as a path this process can open (through
+// /proc/PID/root for a process in another mount namespace), if it exists.
+std::optional<std::string> findJitdump(uint64_t pid, const std::vector<Mapping> &mappings,
+                                       const std::string &procRoot = "/proc");
+
+// The descriptors of process `pid` open on the file at `path`.
+std::vector<int> descriptorsOfFile(uint64_t pid, const std::string &path,
+                                   const std::string &procRoot = "/proc");
 
 } // namespace jitsym
