@@ -23,30 +23,35 @@ namespace {
 
 constexpr const char *kStopHookCommand = "jit-sync --on-stop";
 
-const char *kHelp =
-    "Load JIT symbols from the process's perf map into LLDB and keep them current.";
+const char *kHelp = "Load JIT symbols (and source lines) from the process's perf map and "
+                    "jitdump into LLDB and keep them current.";
 const char *kSyntax =
-    "jit-sync [--map PATH] [--force]\n"
+    "jit-sync [--map PATH] [--jitdump PATH] [--force]\n"
     "jit-sync --auto on|off\n"
     "jit-sync --watch-compiles on|off\n"
     "jit-sync --status\n"
     "jit-sync --clear\n"
     "\n"
-    "With no option, reads what the runtime appended to the perf map of the\n"
-    "selected target's process since the last sync (found at\n"
+    "With no option, reads what the runtime appended since the last sync to\n"
+    "the perf map of the selected target's process (found at\n"
     "/proc/PID/root/tmp/perf-NSPID.map, /tmp/perf-PID.map or the Android\n"
-    "locations) and updates the target's JIT modules, then prints one line:\n"
-    "source, symbols, regions, what is new, time taken.\n"
+    "locations) and to its jitdump (the file jit-PID.dump the process mapped\n"
+    "executable, as perf finds it; records still in the process's stdio buffer\n"
+    "are read from its memory), and updates the target's JIT modules, then\n"
+    "prints one line: sources, symbols, regions, what is new, time taken.\n"
+    "Code both files announce is named by the jitdump, which also gives\n"
+    "source lines (image lookup, bt, breakpoint set -f FILE -l LINE).\n"
     "\n"
-    "  --map PATH   follow this perf map instead (renamed files, core files)\n"
-    "  --force      trust a map not owned by the process's user or root\n"
+    "  --map PATH      follow this perf map instead (renamed files, core files)\n"
+    "  --jitdump PATH  follow this jitdump instead\n"
+    "  --force      trust files not owned by the process's user or root\n"
     "  --auto on|off  sync at every stop (default on, for every target)\n"
     "  --watch-compiles on|off  while a breakpoint is pending, stop briefly at\n"
     "               each write(2) of the process so a JIT function's breakpoint\n"
     "               resolves when it is compiled, before it runs (default on;\n"
     "               about 1.2 ms a write, only while a breakpoint is pending)\n"
     "  --status     show what is being followed for the selected target\n"
-    "  --clear      remove this target's JIT modules and forget the map\n"
+    "  --clear      remove this target's JIT modules and forget the files\n"
     "\n"
     "Sync at every stop runs as the stop hook '" "jit-sync --on-stop" "' and\n"
     "prints only problems.";
@@ -174,6 +179,15 @@ bool parseOptions(char **args, Options &options, std::string &error) {
         return false;
       }
       options.sync.mapPath = v;
+    } else if (arg == "--jitdump" || arg == "-j") {
+      const char *v = value("a path");
+      if (!v)
+        return false;
+      if (!*v) {
+        error = "--jitdump needs a path, not an empty string";
+        return false;
+      }
+      options.sync.jitdumpPath = v;
     } else if (arg == "--force" || arg == "-f") {
       options.sync.force = true;
     } else if (arg == "--auto" || arg == "-a" || arg == "--watch-compiles" || arg == "-w") {
@@ -331,8 +345,10 @@ public:
       exitWatcher().ensureRunning();
     updateCompileWatch(state);
     // At a stop, speak only of problems: the user asked for a backtrace.
+    // A map's problem has a line; a jitdump's names its byte offset and record.
     for (const Diagnostic &d : report->diagnostics)
-      result.Printf("warning: jit-sync: %s (line skipped)\n", d.str().c_str());
+      result.Printf("warning: jit-sync: %s%s\n", d.str().c_str(),
+                    d.line ? " (line skipped)" : "");
     if (!options.onStop) {
       if (report->source.empty())
         result.Printf("jit-sync: %s\n", report->note.c_str());

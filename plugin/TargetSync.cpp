@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "jitsym/MemoryMap.h"
+#include "jitsym/PerfMapParser.h"
 #include "jitsym/PrivateDir.h"
 #include "jitsym/Regions.h"
 #include "jitsym/TableSink.h"
@@ -24,37 +25,51 @@ bool isLocal(lldb::SBTarget &target) {
 }
 
 // Feeds the table and notes whether a new name may resolve a pending breakpoint.
+// Lines for code the jitdump already announced are skipped: its record is richer.
 class WatchingSink : public TableSink {
 public:
-  WatchingSink(SymbolTable &table, const PendingBreakpoints *pending)
-      : TableSink(table), pending_(pending) {}
+  WatchingSink(SymbolTable &table, const PendingBreakpoints *pending,
+               const JitdumpSymbols *dump)
+      : TableSink(table), pending_(pending), dump_(dump) {}
   void onEntry(const PerfMapEntry &entry) override {
+    if (dump_ && dump_->announced(entry.address))
+      return;
     TableSink::onEntry(entry);
     if (pending_ && !matched && pending_->mayResolve(entry.name))
       matched = true;
   }
   // One thread, so every entry passes through onEntry.
   std::unique_ptr<PerfMapSink> makePartSink() override {
-    return pending_ ? nullptr : TableSink::makePartSink();
+    return pending_ || dump_ ? nullptr : TableSink::makePartSink();
   }
   bool matched = false;
 
 private:
   const PendingBreakpoints *pending_;
+  const JitdumpSymbols *dump_;
 };
 
 } // namespace
 
 std::string sessionDirectoryName() { return "session-" + std::to_string(::getpid()); }
 
-void TargetSync::reset() {
+void TargetSync::forgetSources() {
   if (modules_)
     modules_->removeAll(target_);
-  modules_.reset();
   reader_.reset();
-  readerOrigin_.clear();
+  dumpReader_.reset();
+  dumpSymbols_.reset();
   table_.clear();
   table_.takeChanges();
+  lines_.clear();
+}
+
+void TargetSync::reset() {
+  forgetSources();
+  modules_.reset();
+  readerOrigin_.clear();
+  dumpOrigin_.clear();
+  stdio_.forget();
   heldDiagnostics_.clear();
   if (!directory_.empty())
     removeTree(directory_);
@@ -115,10 +130,9 @@ bool TargetSync::namedByOtherModule(uint64_t address) {
   return module.IsValid() && !(modules_ && modules_->isWindowModule(address, module));
 }
 
-llvm::Error TargetSync::publish(lldb::SBDebugger &debugger, SymbolChanges &changes,
+llvm::Error TargetSync::publish(lldb::SBDebugger &debugger,
+                                const std::vector<Mapping> &mappings, SymbolChanges &changes,
                                 SyncReport &report) {
-  lldb::SBProcess process = target_.GetProcess();
-  std::vector<Mapping> mappings = memoryMap(process);
   JitAddressSpace space = mappings.empty() ? JitAddressSpace::unrestricted()
                                            : JitAddressSpace::fromMemoryMap(mappings);
 
@@ -218,6 +232,98 @@ TargetSync::syncBeforeWrite(lldb::SBDebugger &debugger, lldb::SBThread &thread,
   return std::optional<SyncReport>(std::move(*report));
 }
 
+void TargetSync::openSources(uint64_t pid, llvm::function_ref<const std::vector<Mapping> &()> mappings,
+                             bool lookForJitdump, bool force) {
+  TrustPolicy trust;
+  if (!force && isLocal(target_))
+    trust.expectedOwner = readProcessUid(pid);
+  if (!reader_) {
+    std::optional<std::string> path;
+    if (!readerOrigin_.empty())
+      path = readerOrigin_;
+    else if (isLocal(target_))
+      path = findPerfMap(pid);
+    if (path)
+      reader_ = std::make_unique<PerfMapReader>(*path, trust);
+  }
+  if (!dumpReader_) {
+    std::optional<std::string> path;
+    if (!dumpOrigin_.empty())
+      path = dumpOrigin_;
+    else if (isLocal(target_) && lookForJitdump)
+      path = findJitdump(pid, mappings());
+    if (path) {
+      dumpReader_ = std::make_unique<JitdumpReader>(*path, trust);
+      dumpSymbols_ = std::make_unique<JitdumpSymbols>(table_, lines_);
+    }
+  }
+}
+
+// The dump's records still in the runtime's stdio buffer, when they belong
+// right after the file's end (a local process writing at the end of it).
+std::string TargetSync::unflushedDumpBytes(lldb::SBProcess &process) {
+  if (!isLocal(target_))
+    return {};
+  const uint64_t pid = process.GetProcessID();
+  struct stat st;
+  if (::stat(dumpReader_->path().c_str(), &st) != 0)
+    return {};
+  std::vector<int> atEnd;
+  for (int fd : descriptorsOfFile(pid, dumpReader_->path())) {
+    std::optional<DescriptorPosition> position = readDescriptorPosition(pid, fd);
+    if (position && position->offset == static_cast<uint64_t>(st.st_size))
+      atEnd.push_back(fd);
+  }
+  return stdio_.unflushed(target_, process, atEnd);
+}
+
+llvm::Expected<bool> TargetSync::readSources(lldb::SBProcess &process,
+                                             std::string_view aheadOfMap,
+                                             const PendingBreakpoints *publishOnlyFor,
+                                             bool &matched) {
+  const bool both = reader_ && dumpReader_;
+  if (reader_) {
+    WatchingSink sink(table_, publishOnlyFor, dumpSymbols_.get());
+    llvm::Expected<ReadStats> stats = reader_->read(sink);
+    if (!stats)
+      return stats.takeError();
+    if (stats->rewritten && both)
+      return false; // the dump's symbols went with the map's
+    sink.finish();
+    heldDiagnostics_.insert(heldDiagnostics_.end(),
+                            std::make_move_iterator(sink.diagnostics.begin()),
+                            std::make_move_iterator(sink.diagnostics.end()));
+    // Lines the runtime is writing right now (at a write(2) the compile watch
+    // stopped): the same lines read from the file later change nothing.
+    if (!aheadOfMap.empty() && stats->pendingBytes == 0)
+      parsePerfMapChunk(
+          aheadOfMap, 1, [&](const PerfMapEntry &entry) { sink.onEntry(entry); },
+          [](uint64_t, std::string) {}); // reported when read from the file
+    matched = sink.matched;
+  }
+  if (dumpReader_) {
+    const std::string unflushed = unflushedDumpBytes(process);
+    lastUnflushedBytes_ = unflushed.size();
+    llvm::Expected<JitdumpReadStats> stats = dumpReader_->read(*dumpSymbols_, unflushed);
+    if (!stats)
+      return stats.takeError();
+    if (stats->rewritten && both)
+      return false; // the map's symbols went with the dump's
+    heldDiagnostics_.insert(heldDiagnostics_.end(),
+                            std::make_move_iterator(dumpSymbols_->diagnostics.begin()),
+                            std::make_move_iterator(dumpSymbols_->diagnostics.end()));
+    dumpSymbols_->diagnostics.clear();
+  }
+  return true;
+}
+
+std::string TargetSync::sourceNames() const {
+  std::string names = reader_ ? reader_->path() : "";
+  if (dumpReader_)
+    names += (names.empty() ? "" : " + ") + dumpReader_->path();
+  return names;
+}
+
 llvm::Expected<SyncReport> TargetSync::syncWith(lldb::SBDebugger &debugger,
                                                 const SyncOptions &options,
                                                 std::string_view aheadOfFile,
@@ -247,63 +353,57 @@ llvm::Expected<SyncReport> TargetSync::syncWith(lldb::SBDebugger &debugger,
   if (!process_ || *process_ != identity)
     if (llvm::Error err = beginProcess(identity))
       return err;
+  // Read once, when needed (not at the writes the compile watch stops at).
+  std::optional<std::vector<Mapping>> memory;
+  auto mappings = [&]() -> const std::vector<Mapping> & {
+    if (!memory)
+      memory = memoryMap(process);
+    return *memory;
+  };
 
-  // Choose the source: an explicit --map (and --force) sticks until another map
-  // is named; a plain sync, like the one at every stop, keeps the current one.
-  const bool keep = reader_ && !options.mapPath;
-  std::string origin = options.mapPath ? *options.mapPath : keep ? readerOrigin_ : "";
-  const bool force = options.force || (keep && forced_);
-  if (!reader_ || origin != readerOrigin_ || force != forced_) {
-    std::optional<std::string> path = origin.empty() ? std::nullopt : std::optional(origin);
-    if (!path && isLocal(target_))
-      path = findPerfMap(pid);
-    if (!path) {
-      report.note = "no perf map for process " + std::to_string(pid) +
-                    " (looked for /tmp/perf-" + std::to_string(pid) +
-                    ".map and the container and Android locations)";
-      return report;
-    }
-    TrustPolicy trust;
-    if (!force && isLocal(target_))
-      trust.expectedOwner = readProcessUid(pid);
-    if (reader_) { // a different source: start over
-      modules_->removeAll(target_);
-      table_.clear();
-      table_.takeChanges();
-    }
-    reader_ = std::make_unique<PerfMapReader>(*path, trust);
-    readerOrigin_ = origin;
+  // Choose the sources: a file named with --map or --jitdump (and --force)
+  // sticks until another is named; a plain sync, like the one at every stop,
+  // keeps what is followed and looks for what is not found yet.
+  const bool named = options.mapPath || options.jitdumpPath;
+  const std::string mapOrigin = options.mapPath.value_or(readerOrigin_);
+  const std::string dumpOrigin = options.jitdumpPath.value_or(dumpOrigin_);
+  const bool force = options.force || (!named && forced_);
+  if (mapOrigin != readerOrigin_ || dumpOrigin != dumpOrigin_ || force != forced_) {
+    forgetSources(); // different files: start over
+    readerOrigin_ = mapOrigin;
+    dumpOrigin_ = dumpOrigin;
     forced_ = force;
   }
-  report.source = reader_->path();
-
-  WatchingSink sink(table_, publishOnlyFor);
-  llvm::Expected<ReadStats> stats = reader_->read(sink);
-  if (!stats)
-    return stats.takeError();
-  sink.finish();
-  heldDiagnostics_.insert(heldDiagnostics_.end(),
-                          std::make_move_iterator(sink.diagnostics.begin()),
-                          std::make_move_iterator(sink.diagnostics.end()));
+  bool matched = false;
+  for (int attempt = 0;; ++attempt) {
+    openSources(pid, mappings, !publishOnlyFor, force);
+    if (!reader_ && !dumpReader_) {
+      report.note = "no perf map or jitdump for process " + std::to_string(pid) +
+                    " (looked for /tmp/perf-" + std::to_string(pid) +
+                    ".map, the container and Android locations, and a jit-" +
+                    std::to_string(pid) + ".dump in its memory map)";
+      return report;
+    }
+    llvm::Expected<bool> read = readSources(process, aheadOfFile, publishOnlyFor, matched);
+    if (!read)
+      return read.takeError();
+    if (*read || attempt > 0)
+      break;
+    forgetSources(); // one source was rewritten: read both again
+  }
+  report.source = sourceNames();
   if (!publishOnlyFor)
     report.diagnostics = std::exchange(heldDiagnostics_, {});
-  // Lines the runtime is writing right now (at a write(2) the compile watch
-  // stopped): the same lines read from the file later change nothing.
-  if (!aheadOfFile.empty() && stats->pendingBytes == 0)
-    parsePerfMapChunk(
-        aheadOfFile, 1,
-        [&](const PerfMapEntry &entry) { sink.onEntry(entry); },
-        [](uint64_t, std::string) {}); // reported when read from the file
   // At a write, LLDB hears of new code only when a pending breakpoint may want
   // it; the rest waits in the table for the next sync (publishing is what costs).
-  if (publishOnlyFor && !sink.matched) {
+  if (publishOnlyFor && !matched) {
     report.note = "nothing a pending breakpoint waits for";
     return report;
   }
 
   SymbolChanges changes = table_.takeChanges();
   if (!changes.empty())
-    if (llvm::Error err = publish(debugger, changes, report))
+    if (llvm::Error err = publish(debugger, mappings(), changes, report))
       return err;
 
   report.symbols = modules_->symbolCount();
@@ -324,9 +424,16 @@ std::string TargetSync::status() const {
     return out.str();
   }
   out << "process: " << process_->pid << "\n";
-  out << "source: " << (reader_ ? reader_->path() : std::string("(none found yet)")) << "\n";
+  out << "perf map: " << (reader_ ? reader_->path() : std::string("(none found yet)")) << "\n";
   if (reader_)
-    out << "read: " << reader_->linesRead() << " lines, " << reader_->offset() << " bytes\n";
+    out << "  read: " << reader_->linesRead() << " lines, " << reader_->offset() << " bytes\n";
+  out << "jitdump: " << (dumpReader_ ? dumpReader_->path() : std::string("(none found yet)"))
+      << "\n";
+  if (dumpReader_)
+    out << "  read: " << dumpSymbols_->loads << " code loads, " << dumpSymbols_->moves
+        << " moves, " << dumpReader_->offset() << " bytes (the last "
+        << lastUnflushedBytes_ << " from the process's stdio buffer); lines for "
+        << lines_.functionCount() << " functions\n";
   out << "symbols: " << table_.size() << " known, "
       << (modules_ ? modules_->symbolCount() : 0) << " in LLDB\n";
   out << "regions: " << (modules_ ? modules_->size() : 0) << " modules\n";

@@ -1,5 +1,6 @@
 // The JIT symbol state of one LLDB target: which process it describes, the perf
-// map being followed, the symbol table read so far and the modules given to LLDB.
+// map and jitdump being followed, the symbols and source lines read so far and
+// the modules given to LLDB.
 #pragma once
 
 #include <chrono>
@@ -10,8 +11,12 @@
 
 #include "CompileWatch.h"
 #include "PendingBreakpoints.h"
+#include "StdioBuffer.h"
 #include "WindowModules.h"
 #include "jitsym/Diagnostic.h"
+#include "jitsym/JitdumpReader.h"
+#include "jitsym/JitdumpSymbols.h"
+#include "jitsym/LineTables.h"
 #include "jitsym/PerfMapReader.h"
 #include "jitsym/ProcessFiles.h"
 #include "jitsym/SymbolTable.h"
@@ -20,18 +25,20 @@
 namespace jitsym::plugin {
 
 struct SyncOptions {
-  std::optional<std::string> mapPath; // --map: explicit file
-  bool force = false;                 // --force: trust a map owned by someone else
+  std::optional<std::string> mapPath;     // --map: explicit perf map
+  std::optional<std::string> jitdumpPath; // --jitdump: explicit jitdump
+  bool force = false; // --force: trust files owned by someone else
 };
 
 struct SyncReport {
-  std::string source;          // the map read, or empty when none was found
+  std::string source;          // the files read ("MAP + DUMP"), empty when none
   uint64_t symbols = 0;        // live symbols in LLDB
   uint64_t regions = 0;        // JIT modules (windows)
   uint64_t added = 0;          // new since the previous sync
   uint64_t removed = 0;        // replaced or freed since the previous sync
   uint64_t shadowed = 0;       // skipped: file-backed or unmapped memory
   double milliseconds = 0;
+  uint64_t withLines = 0;      // symbols in LLDB with source lines
   std::vector<Diagnostic> diagnostics;
   std::string note;            // why nothing happened, when nothing did
 };
@@ -69,16 +76,36 @@ private:
                                       const PendingBreakpoints *publishOnlyFor);
   llvm::Error beginProcess(const ProcessIdentity &identity);
   std::vector<Mapping> memoryMap(const lldb::SBProcess &process);
-  llvm::Error publish(lldb::SBDebugger &debugger, SymbolChanges &changes, SyncReport &report);
+  // Forgets what was read and given to LLDB, keeping the process.
+  void forgetSources();
+  // Opens the sources not open yet: the ones named, else the ones found.
+  void openSources(uint64_t pid, llvm::function_ref<const std::vector<Mapping> &()> mappings,
+                   bool lookForJitdump, bool force);
+  // Reads both sources; false when one was rewritten and both must be read again.
+  llvm::Expected<bool> readSources(lldb::SBProcess &process, std::string_view aheadOfMap,
+                                   const PendingBreakpoints *publishOnlyFor, bool &matched);
+  std::string unflushedDumpBytes(lldb::SBProcess &process);
+  llvm::Error publish(lldb::SBDebugger &debugger, const std::vector<Mapping> &mappings,
+                      SymbolChanges &changes, SyncReport &report);
   bool namedByOtherModule(uint64_t address);
+  std::string sourceNames() const;
 
   lldb::SBTarget target_;
   std::optional<ProcessIdentity> process_;
   std::string directory_;
+  // The sources. Both may be followed at once (node --perf-prof
+  // --perf-basic-prof): for code both announce, the jitdump's record wins and
+  // the map's line is skipped, so nothing is listed twice.
   std::unique_ptr<PerfMapReader> reader_;
   std::string readerOrigin_; // the --map path, empty when found automatically
+  std::unique_ptr<JitdumpReader> dumpReader_;
+  std::unique_ptr<JitdumpSymbols> dumpSymbols_;
+  std::string dumpOrigin_;   // the --jitdump path, empty when found automatically
+  StdioBuffer stdio_;
+  uint64_t lastUnflushedBytes_ = 0; // read from stdio_ at the last sync
   bool forced_ = false;
   SymbolTable table_;
+  LineTables lines_;
   // Malformed lines read at a write the compile watch stopped, where nothing is
   // shown: reported by the next sync the user sees.
   std::vector<Diagnostic> heldDiagnostics_;
