@@ -1,0 +1,38 @@
+// A debug object for a JIT window: DWARF that gives LLDB the source lines of JIT
+// code (image lookup, bt, breakpoint set -f FILE -l LINE).
+//
+// Why: LLDB's JSON symbol files carry no line tables, so lines reach LLDB the
+// way `perf inject --jit` gives them to perf: an ELF with .debug_info and
+// .debug_line. It carries the window's build-id and the same .text section as
+// the window's unwind object, and LLDB takes it with `target symbols add`.
+// While it is the module's symbol file LLDB finds functions by name in its
+// DWARF only, so every function of the window gets a DW_TAG_subprogram, with
+// lines or without.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "jitsym/LineTables.h"
+#include "jitsym/Regions.h"
+#include "jitsym/Uuid.h"
+#include "llvm/Support/Error.h"
+
+namespace jitsym {
+
+struct DebugFunction {
+  uint64_t start = 0;
+  uint64_t end = 0; // exclusive
+  std::string_view name;
+};
+
+// `functions` in any order; their lines come from `lines` (entries outside the
+// function are dropped). The name of the compile unit is `unitName`.
+llvm::Expected<std::string> buildDebugObject(const AddressRange &text, const UuidBytes &buildId,
+                                             std::string_view unitName,
+                                             const std::vector<DebugFunction> &functions,
+                                             const LineTables &lines);
+
+} // namespace jitsym

@@ -1,0 +1,107 @@
+// The debug object read back with LLVM's DWARF reader: every function is a
+// subprogram, and each address's line is the one the line tables give.
+#include "jitsym/DebugObject.h"
+
+#include <gtest/gtest.h>
+
+#include "llvm/DebugInfo/DIContext.h"
+#include "llvm/DebugInfo/DWARF/DWARFContext.h"
+#include "llvm/Object/ObjectFile.h"
+#include "llvm/Support/MemoryBuffer.h"
+
+using namespace jitsym;
+
+namespace {
+
+constexpr uint64_t kStart = 0x7f0000100000, kEnd = 0x7f0000200000;
+
+struct Parsed {
+  std::string image;
+  std::unique_ptr<llvm::object::ObjectFile> object;
+  std::unique_ptr<llvm::DWARFContext> dwarf;
+};
+
+std::unique_ptr<Parsed> build(const std::vector<DebugFunction> &functions, const LineTables &lines) {
+  auto parsed = std::make_unique<Parsed>();
+  UuidBytes id{};
+  id[0] = 0x42;
+  llvm::Expected<std::string> image = buildDebugObject({kStart, kEnd}, id, "jit", functions, lines);
+  if (!image) {
+    ADD_FAILURE() << llvm::toString(image.takeError());
+    return nullptr;
+  }
+  parsed->image = std::move(*image);
+  auto object = llvm::object::ObjectFile::createObjectFile(
+      llvm::MemoryBufferRef(parsed->image, "debug.o"));
+  if (!object) {
+    ADD_FAILURE() << llvm::toString(object.takeError());
+    return nullptr;
+  }
+  parsed->object = std::move(*object);
+  parsed->dwarf = llvm::DWARFContext::create(*parsed->object);
+  return parsed;
+}
+
+llvm::DILineInfo lineAt(Parsed &p, uint64_t address) {
+  return p.dwarf->getLineInfoForAddress(
+      {address, llvm::object::SectionedAddress::UndefSection},
+      llvm::DILineInfoSpecifier(llvm::DILineInfoSpecifier::FileLineInfoKind::AbsoluteFilePath,
+                                llvm::DILineInfoSpecifier::FunctionNameKind::ShortName))
+      .value_or(llvm::DILineInfo());
+}
+
+} // namespace
+
+TEST(DebugObject, LinesAndFunctionsReadBack) {
+  LineTables lines;
+  const uint64_t f = kStart + 0x100, g = kStart + 0x400;
+  lines.set(f, {{f, 3, 7, "/app/hot.js"}, {f + 0x10, 4, 5, "/app/hot.js"},
+                {f + 0x20, 9, 1, "/app/lib.js"}, {f + 0x20, 10, 2, "/app/lib.js"},
+                {f + 0x500, 99, 1, "/app/outside.js"}}); // past f's end: dropped
+  const std::vector<DebugFunction> functions = {
+      {g, g + 0x40, "JS:^g /app/other.js:1:1"}, // no lines, listed first
+      {f, f + 0x80, "JS:*f /app/hot.js:3:7"},
+  };
+  auto parsed = build(functions, lines);
+  ASSERT_TRUE(parsed);
+
+  llvm::DILineInfo at = lineAt(*parsed, f + 0x4);
+  EXPECT_EQ(at.FileName, "/app/hot.js");
+  EXPECT_EQ(at.Line, 3u);
+  EXPECT_EQ(at.Column, 7u);
+  EXPECT_EQ(at.FunctionName, "JS:*f /app/hot.js:3:7");
+  at = lineAt(*parsed, f + 0x10);
+  EXPECT_EQ(at.Line, 4u);
+  EXPECT_EQ(at.Column, 5u);
+  at = lineAt(*parsed, f + 0x7f);
+  EXPECT_EQ(at.FileName, "/app/lib.js");
+  EXPECT_EQ(at.Line, 10u) << "of two rows at one address, the last";
+  at = lineAt(*parsed, g + 0x8);
+  EXPECT_EQ(at.Line, 0u) << "g has no lines";
+  EXPECT_EQ(at.FunctionName, "JS:^g /app/other.js:1:1");
+
+  unsigned subprograms = 0;
+  for (const auto &unit : parsed->dwarf->compile_units())
+    for (const auto &die : unit->dies())
+      subprograms += die.getTag() == llvm::dwarf::DW_TAG_subprogram;
+  EXPECT_EQ(subprograms, 2u);
+}
+
+TEST(DebugObject, SectionsMatchTheUnwindObject) {
+  LineTables lines;
+  auto parsed = build({{kStart, kStart + 8, "f"}}, lines);
+  ASSERT_TRUE(parsed);
+  bool text = false, symtab = false;
+  for (const llvm::object::SectionRef &section : parsed->object->sections()) {
+    llvm::Expected<llvm::StringRef> name = section.getName();
+    ASSERT_TRUE(bool(name));
+    if (*name == ".text") {
+      text = true;
+      EXPECT_EQ(section.getAddress(), kStart);
+      EXPECT_EQ(section.getSize(), kEnd - kStart);
+    }
+    symtab |= *name == ".symtab";
+  }
+  EXPECT_TRUE(text);
+  EXPECT_FALSE(symtab) << "a symbol table would hide the JSON symbols";
+}
