@@ -193,8 +193,28 @@ llvm::Error TargetSync::publish(lldb::SBDebugger &debugger,
       if (llvm::Error err = modules_->append(debugger, target_, index, table_, item.added))
         return err;
     }
+    if (llvm::Error err = publishLines(debugger, index))
+      return err;
   }
   return llvm::Error::success();
+}
+
+llvm::Error TargetSync::publishLines(lldb::SBDebugger &debugger, uint64_t index) {
+  const WindowModule *window = modules_->find(index);
+  if (!window || lines_.functionCount() == 0)
+    return llvm::Error::success();
+  std::vector<DebugFunction> functions;
+  bool anyLines = false;
+  table_.forEachInRange(window->section.start, window->section.end, [&](const Symbol &symbol) {
+    if (symbol.address < window->section.start)
+      return; // starts in the window before: not this module's
+    const uint64_t end = std::min(symbol.end(), window->section.end);
+    functions.push_back({symbol.address, end, table_.name(symbol)});
+    anyLines = anyLines || lines_.entries(symbol.address) != nullptr;
+  });
+  if (!anyLines)
+    return llvm::Error::success();
+  return modules_->attachLines(debugger, target_, index, functions, lines_);
 }
 
 llvm::Expected<SyncReport> TargetSync::sync(lldb::SBDebugger &debugger,

@@ -38,7 +38,6 @@ struct SyncReport {
   uint64_t removed = 0;        // replaced or freed since the previous sync
   uint64_t shadowed = 0;       // skipped: file-backed or unmapped memory
   double milliseconds = 0;
-  uint64_t withLines = 0;      // symbols in LLDB with source lines
   std::vector<Diagnostic> diagnostics;
   std::string note;            // why nothing happened, when nothing did
 };
@@ -88,6 +87,8 @@ private:
   llvm::Error publish(lldb::SBDebugger &debugger, const std::vector<Mapping> &mappings,
                       SymbolChanges &changes, SyncReport &report);
   bool namedByOtherModule(uint64_t address);
+  // Gives window `index` a debug object when any of its functions has lines.
+  llvm::Error publishLines(lldb::SBDebugger &debugger, uint64_t index);
   std::string sourceNames() const;
 
   lldb::SBTarget target_;

@@ -58,6 +58,18 @@ void WindowModules::discard(lldb::SBTarget &target, WindowModule &window) {
   window.module = lldb::SBModule();
 }
 
+llvm::Error WindowModules::addSymbolFile(lldb::SBDebugger &debugger, lldb::SBTarget &target,
+                                         const std::string &path) {
+  lldb::SBCommandReturnObject result;
+  lldb::SBExecutionContext context(target);
+  std::string command = "target symbols add \"" + path + "\"";
+  debugger.GetCommandInterpreter().HandleCommand(command.c_str(), context, result, false);
+  if (!result.Succeeded())
+    return lldbError("LLDB refused " + path + ": " +
+                     std::string(result.GetError() ? result.GetError() : "unknown error"));
+  return llvm::Error::success();
+}
+
 llvm::Error WindowModules::attachSymbolFile(lldb::SBDebugger &debugger, lldb::SBTarget &target,
                                             WindowModule &window, const std::string &path,
                                             const SymbolTable &table,
@@ -69,14 +81,8 @@ llvm::Error WindowModules::attachSymbolFile(lldb::SBDebugger &debugger, lldb::SB
   if (llvm::Error err = writeFileAtomically(path, json))
     return err;
   window.files.push_back(path);
-
-  lldb::SBCommandReturnObject result;
-  lldb::SBExecutionContext context(target);
-  std::string command = "target symbols add \"" + path + "\"";
-  debugger.GetCommandInterpreter().HandleCommand(command.c_str(), context, result, false);
-  if (!result.Succeeded())
-    return lldbError("LLDB refused " + path + ": " +
-                     std::string(result.GetError() ? result.GetError() : "unknown error"));
+  if (llvm::Error err = addSymbolFile(debugger, target, path))
+    return err;
   // LLDB merges a symbol file into the module's table lazily; a second add before
   // anything reads the table would drop the first file's symbols. Read it now.
   window.module.GetNumSymbols();
@@ -141,6 +147,26 @@ llvm::Error WindowModules::append(lldb::SBDebugger &debugger, lldb::SBTarget &ta
   const std::string path =
       window.directory + "/jit.d" + std::to_string(++window.deltas) + ".json";
   return attachSymbolFile(debugger, target, window, path, table, symbols);
+}
+
+llvm::Error WindowModules::attachLines(lldb::SBDebugger &debugger, lldb::SBTarget &target,
+                                       uint64_t index, const std::vector<DebugFunction> &functions,
+                                       const LineTables &lines) {
+  auto it = windows_.find(index);
+  if (it == windows_.end())
+    return lldbError("no module for window");
+  WindowModule &window = it->second;
+  llvm::Expected<std::string> image =
+      buildDebugObject(window.section, window.uuid, "jit", functions, lines);
+  if (!image)
+    return image.takeError();
+  // The previous one stays until the module goes: LLDB may still read it.
+  const std::string path =
+      window.directory + "/jit.debug" + std::to_string(++window.debugObjects);
+  if (llvm::Error err = writeFileAtomically(path, *image))
+    return err;
+  window.files.push_back(path);
+  return addSymbolFile(debugger, target, path);
 }
 
 void WindowModules::removeAll(lldb::SBTarget &target) {

@@ -3,7 +3,10 @@
 // .eh_frame, see core UnwindObject.h) plus JSON symbol files attached with
 // `target symbols add`. Additions go in as small delta files; a window whose code
 // was replaced or freed is rebuilt as a new module, because LLDB can add symbols
-// to a module but never remove them.
+// to a module but never remove them. A window with source lines also gets a
+// debug object (core DebugObject.h) after its JSON files: each `target symbols
+// add` replaces the module's symbol file (the JSON symbols stay in its symbol
+// table), so the debug object is written again after every delta.
 #pragma once
 
 #include <cstdint>
@@ -11,6 +14,8 @@
 #include <string>
 #include <vector>
 
+#include "jitsym/DebugObject.h"
+#include "jitsym/LineTables.h"
 #include "jitsym/Regions.h"
 #include "jitsym/SymbolTable.h"
 #include "jitsym/Uuid.h"
@@ -23,6 +28,7 @@ struct WindowModule {
   AddressRange section;
   uint32_t generation = 0;
   uint32_t deltas = 0;
+  uint32_t debugObjects = 0; // written so far (the last one is in use)
   uint64_t symbols = 0;
   UuidBytes uuid{};
   lldb::SBModule module;
@@ -44,6 +50,10 @@ public:
   // Attaches `symbols` to the existing module of window `index`.
   llvm::Error append(lldb::SBDebugger &debugger, lldb::SBTarget &target, uint64_t index,
                      const SymbolTable &table, const std::vector<const Symbol *> &symbols);
+  // Gives the module of window `index` the source lines of its functions (all
+  // of the window's live functions, with lines or without).
+  llvm::Error attachLines(lldb::SBDebugger &debugger, lldb::SBTarget &target, uint64_t index,
+                          const std::vector<DebugFunction> &functions, const LineTables &lines);
 
   const WindowModule *find(uint64_t index) const;
   // Whether `module` is the one this object made for the window of `address`.
@@ -55,6 +65,8 @@ public:
   void removeAll(lldb::SBTarget &target);
 
 private:
+  llvm::Error addSymbolFile(lldb::SBDebugger &debugger, lldb::SBTarget &target,
+                            const std::string &path);
   llvm::Error attachSymbolFile(lldb::SBDebugger &debugger, lldb::SBTarget &target,
                                WindowModule &window, const std::string &path,
                                const SymbolTable &table,

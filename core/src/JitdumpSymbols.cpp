@@ -13,6 +13,10 @@ bool garbled(std::string_view text) {
 
 } // namespace
 
+bool hasBytecodeOffsetsForLines(std::string_view codeName) {
+  return codeName.substr(0, 4) == "JS:^";
+}
+
 std::string repairedFileName(std::string_view file, std::string_view codeName) {
   if (!garbled(file))
     return std::string(file);
@@ -66,7 +70,9 @@ void JitdumpSymbols::load(const JitCodeLoad &load) {
   table_.add(load.codeAddress, load.codeSize, load.name);
   codeStarts_.insert(load.codeAddress);
   auto pending = pendingLines_.find(load.codeAddress);
-  if (pending == pendingLines_.end()) {
+  if (pending == pendingLines_.end() || hasBytecodeOffsetsForLines(load.name)) {
+    if (pending != pendingLines_.end())
+      pendingLines_.erase(pending);
     lines_.erase(load.codeAddress);
     return;
   }

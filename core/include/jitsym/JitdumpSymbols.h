@@ -56,4 +56,10 @@ private:
 // the intact path. Returns the name with such a path restored.
 std::string repairedFileName(std::string_view file, std::string_view codeName);
 
+// V8 (through at least 11.3, Node 20) writes the debug info of its baseline
+// (Sparkplug, "JS:^") code with bytecode offsets where code offsets belong, so
+// those lines name the wrong instructions: they are dropped. Its optimized
+// ("JS:*") code has true code offsets.
+bool hasBytecodeOffsetsForLines(std::string_view codeName);
+
 } // namespace jitsym
