@@ -70,6 +70,7 @@ void TargetSync::reset() {
   readerOrigin_.clear();
   dumpOrigin_.clear();
   stdio_.forget();
+  sourceFiles_ = SourceFiles();
   heldDiagnostics_.clear();
   if (!directory_.empty())
     removeTree(directory_);
@@ -214,7 +215,14 @@ llvm::Error TargetSync::publishLines(lldb::SBDebugger &debugger, uint64_t index)
   });
   if (!anyLines)
     return llvm::Error::success();
-  return modules_->attachLines(debugger, target_, index, functions, lines_);
+  // Files as this process can open them: through /proc/PID/root for a local
+  // process (its mount namespace); remote files are taken on trust.
+  const std::string root =
+      isLocal(target_) && process_ ? "/proc/" + std::to_string(process_->pid) + "/root" : "";
+  auto plausible = [&](std::string_view file, uint32_t line) {
+    return root.empty() || sourceFiles_.lineCanExist(root + std::string(file), line);
+  };
+  return modules_->attachLines(debugger, target_, index, functions, lines_, plausible);
 }
 
 llvm::Expected<SyncReport> TargetSync::sync(lldb::SBDebugger &debugger,

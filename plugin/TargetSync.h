@@ -19,6 +19,7 @@
 #include "jitsym/LineTables.h"
 #include "jitsym/PerfMapReader.h"
 #include "jitsym/ProcessFiles.h"
+#include "jitsym/SourceFiles.h"
 #include "jitsym/SymbolTable.h"
 #include "lldb/API/LLDB.h"
 
@@ -107,6 +108,7 @@ private:
   bool forced_ = false;
   SymbolTable table_;
   LineTables lines_;
+  SourceFiles sourceFiles_; // line counts, to drop impossible lines
   // Malformed lines read at a write the compile watch stopped, where nothing is
   // shown: reported by the next sync the user sees.
   std::vector<Diagnostic> heldDiagnostics_;

@@ -53,7 +53,8 @@ public:
   // Gives the module of window `index` the source lines of its functions (all
   // of the window's live functions, with lines or without).
   llvm::Error attachLines(lldb::SBDebugger &debugger, lldb::SBTarget &target, uint64_t index,
-                          const std::vector<DebugFunction> &functions, const LineTables &lines);
+                          const std::vector<DebugFunction> &functions, const LineTables &lines,
+                          LinePlausible plausible);
 
   const WindowModule *find(uint64_t index) const;
   // Whether `module` is the one this object made for the window of `address`.

@@ -129,7 +129,7 @@ ElfSection debugSection(const char *name, std::string bytes) {
 Expected<std::string> buildDebugObject(const AddressRange &textRange, const UuidBytes &buildId,
                                        std::string_view unitName,
                                        const std::vector<DebugFunction> &unsorted,
-                                       const LineTables &lines) {
+                                       const LineTables &lines, LinePlausible plausible) {
   std::vector<DebugFunction> functions = unsorted;
   std::sort(functions.begin(), functions.end(),
             [](const DebugFunction &a, const DebugFunction &b) { return a.start < b.start; });
@@ -174,7 +174,7 @@ Expected<std::string> buildDebugObject(const AddressRange &textRange, const Uuid
     const std::vector<LineTables::Entry> *entries = lines.entries(f.start);
     if (!entries)
       continue;
-    bool begun = false;
+    bool open = false; // a sequence is open
     for (size_t i = 0; i < entries->size(); ++i) {
       const LineTables::Entry &e = (*entries)[i];
       if (e.address < f.start || e.address >= f.end)
@@ -182,10 +182,16 @@ Expected<std::string> buildDebugObject(const AddressRange &textRange, const Uuid
       // Of several rows at one address, the last is the one a lookup finds.
       if (i + 1 < entries->size() && (*entries)[i + 1].address == e.address)
         continue;
-      if (!begun) {
-        program.beginSequence(f.start);
-        begun = true;
+      if (plausible && !plausible(lines.file(e.file), e.line)) {
+        // No row covers these addresses: they show no line, not a wrong one.
+        if (open)
+          program.endSequence(e.address);
+        open = false;
+        continue;
       }
+      if (!open)
+        program.beginSequence(e.address);
+      open = true;
       auto [it, added] = fileNumbers.try_emplace(e.file, uint32_t(fileNumbers.size() + 1));
       if (added) {
         std::string_view name = lines.file(e.file);
@@ -193,7 +199,7 @@ Expected<std::string> buildDebugObject(const AddressRange &textRange, const Uuid
       }
       program.row(e.address, it->second, e.line, e.column);
     }
-    if (begun)
+    if (open)
       program.endSequence(f.end);
   }
   unit.Entries.push_back(DWARFYAML::Entry{yaml::Hex32(0), {}}); // end of the unit's children

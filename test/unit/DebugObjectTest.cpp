@@ -1,6 +1,7 @@
 // The debug object read back with LLVM's DWARF reader: every function is a
 // subprogram, and each address's line is the one the line tables give.
 #include "jitsym/DebugObject.h"
+#include "jitsym/SourceFiles.h"
 
 #include <gtest/gtest.h>
 
@@ -21,11 +22,12 @@ struct Parsed {
   std::unique_ptr<llvm::DWARFContext> dwarf;
 };
 
-std::unique_ptr<Parsed> build(const std::vector<DebugFunction> &functions, const LineTables &lines) {
+std::unique_ptr<Parsed> build(const std::vector<DebugFunction> &functions, const LineTables &lines,
+                              LinePlausible plausible = nullptr) {
   auto parsed = std::make_unique<Parsed>();
   UuidBytes id{};
   id[0] = 0x42;
-  llvm::Expected<std::string> image = buildDebugObject({kStart, kEnd}, id, "jit", functions, lines);
+  llvm::Expected<std::string> image = buildDebugObject({kStart, kEnd}, id, "jit", functions, lines, plausible);
   if (!image) {
     ADD_FAILURE() << llvm::toString(image.takeError());
     return nullptr;
@@ -104,4 +106,31 @@ TEST(DebugObject, SectionsMatchTheUnwindObject) {
   }
   EXPECT_TRUE(text);
   EXPECT_FALSE(symtab) << "a symbol table would hide the JSON symbols";
+}
+
+// Node 20's V8 names the outer script for lines of code inlined from another
+// one: an entry past the end of its file covers no address at all.
+TEST(DebugObject, ImpossibleLinesCoverNoAddress) {
+  LineTables lines;
+  const uint64_t f = kStart + 0x100;
+  lines.set(f, {{f, 5, 16, "/app/app.js"}, {f + 0x10, 70, 11, "/app/app.js"},
+                {f + 0x20, 6, 3, "/app/app.js"}});
+  auto tenLines = [](std::string_view, uint32_t line) { return line <= 10; };
+  auto parsed = build({{f, f + 0x40, "JS:*middle /app/app.js:5:16"}}, lines, tenLines);
+  ASSERT_TRUE(parsed);
+  EXPECT_EQ(lineAt(*parsed, f + 0x8).Line, 5u);
+  EXPECT_EQ(lineAt(*parsed, f + 0x18).Line, 0u) << "line 70 of a 10-line file";
+  EXPECT_EQ(lineAt(*parsed, f + 0x28).Line, 6u);
+}
+
+TEST(SourceFiles, LinesPastTheEndCannotExist) {
+  EXPECT_EQ(countLines(""), 0u);
+  EXPECT_EQ(countLines("a\nb\n"), 2u);
+  EXPECT_EQ(countLines("a\nb"), 2u);
+  SourceFiles files;
+  const std::string self = __FILE__; // this file, absolute in CMake builds
+  EXPECT_TRUE(files.lineCanExist(self, 10));
+  EXPECT_FALSE(files.lineCanExist(self, 1000000));
+  EXPECT_TRUE(files.lineCanExist("node:internal/util", 1000000)) << "not a local path";
+  EXPECT_TRUE(files.lineCanExist("/no/such/file.js", 1000000)) << "unreadable: trusted";
 }

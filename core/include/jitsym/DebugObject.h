@@ -18,6 +18,7 @@
 #include "jitsym/LineTables.h"
 #include "jitsym/Regions.h"
 #include "jitsym/Uuid.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/Support/Error.h"
 
 namespace jitsym {
@@ -28,11 +29,17 @@ struct DebugFunction {
   std::string_view name;
 };
 
+// Whether a line entry can be true (see SourceFiles.h); the addresses of an
+// entry that cannot are left out of the line program, so they show no line
+// rather than a wrong one.
+using LinePlausible = llvm::function_ref<bool(std::string_view file, uint32_t line)>;
+
 // `functions` in any order; their lines come from `lines` (entries outside the
 // function are dropped). The name of the compile unit is `unitName`.
 llvm::Expected<std::string> buildDebugObject(const AddressRange &text, const UuidBytes &buildId,
                                              std::string_view unitName,
                                              const std::vector<DebugFunction> &functions,
-                                             const LineTables &lines);
+                                             const LineTables &lines,
+                                             LinePlausible plausible = nullptr);
 
 } // namespace jitsym

@@ -1,0 +1,61 @@
+"""Stops a live Node process that writes both a perf map and a jitdump
+(--perf-basic-prof --perf-prof) under JIT frames, with the jitsym plugin, and
+prints what FileCheck pins: the sources jit-sync follows, how many JIT symbols
+LLDB has and how many of them share a start address (code both files announce
+must be listed once), and the line LLDB gives a TurboFan frame.
+
+usage: node_both_sources.py PLUGIN APP.js   (run in a scratch directory: node
+writes jit-PID.dump in its working directory)
+"""
+import os
+import sys
+
+import lldb
+
+plugin, app = sys.argv[1], sys.argv[2]
+debugger = lldb.SBDebugger.Create()
+debugger.SetAsync(False)
+interp = debugger.GetCommandInterpreter()
+
+
+def run(command):
+    result = lldb.SBCommandReturnObject()
+    interp.HandleCommand(command, result)
+    return (result.GetOutput() or "") + (result.GetError() or "")
+
+
+run("plugin load " + plugin)
+target = debugger.CreateTarget(os.environ.get("NODE", "/usr/bin/node"))
+run("process handle SIGUSR1 SIGPROF -s false -n false -p true")
+bp = target.BreakpointCreateByName("uv_hrtime")
+bp.SetIgnoreCount(3000)  # let V8 tier the functions up first
+process = target.LaunchSimple(["--perf-basic-prof", "--perf-prof", app, "20000"],
+                              None, os.getcwd())
+if process.GetState() != lldb.eStateStopped:
+    print("node did not stop:", process.GetState())
+    sys.exit(1)
+print(run("jit-sync --status"))
+
+starts = {}
+for module in target.module_iter():
+    if module.GetFileSpec().GetFilename() != "jit":
+        continue
+    for symbol in module:
+        address = symbol.GetStartAddress().GetLoadAddress(target)
+        starts.setdefault(address, []).append(symbol.GetName())
+shared = {a: names for a, names in starts.items() if len(names) > 1}
+print("jit symbols: %d, sharing a start address: %d"
+      % (sum(len(n) for n in starts.values()), len(shared)))
+for address, names in list(shared.items())[:5]:
+    print("  0x%x: %s" % (address, names))
+
+thread = process.GetSelectedThread()
+for frame in thread:
+    name = frame.GetSymbol().GetName() or ""
+    if name.startswith("JS:*"):
+        entry = frame.GetLineEntry()
+        where = "%s:%d" % (entry.GetFileSpec().GetFilename(), entry.GetLine()) \
+            if entry.IsValid() else "no line"
+        print("optimized frame: %s at %s" % (name, where))
+        break
+process.Kill()
