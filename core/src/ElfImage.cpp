@@ -2,32 +2,15 @@
 // section header table (the note and .shstrtab are added here).
 #include "jitsym/ElfImage.h"
 
+#include "LittleEndianWriter.h"
 #include "llvm/BinaryFormat/ELF.h"
-#include "llvm/Support/Endian.h"
 
 namespace jitsym {
 namespace {
 
 using namespace llvm;
 
-class Writer {
-public:
-  explicit Writer(std::string &out) : out_(out) {}
-  template <typename T> void put(T value) {
-    char bytes[sizeof(T)];
-    support::endian::write<T, endianness::little>(bytes, value);
-    out_.append(bytes, sizeof(T));
-  }
-  void bytes(const std::string &data) { out_ += data; }
-  void padTo(uint64_t alignment) {
-    while (alignment > 1 && out_.size() % alignment)
-      out_.push_back(0);
-  }
-  uint64_t size() const { return out_.size(); }
-
-private:
-  std::string &out_;
-};
+using Writer = LittleEndianWriter;
 
 std::string buildIdNote(const UuidBytes &buildId) {
   std::string note;
@@ -35,8 +18,8 @@ std::string buildIdNote(const UuidBytes &buildId) {
   w.put<uint32_t>(4);
   w.put<uint32_t>(static_cast<uint32_t>(buildId.size()));
   w.put<uint32_t>(ELF::NT_GNU_BUILD_ID);
-  note.append("GNU", 4);
-  note.append(reinterpret_cast<const char *>(buildId.data()), buildId.size());
+  w.bytes("GNU", 4);
+  w.bytes(buildId.data(), buildId.size());
   return note;
 }
 
@@ -84,7 +67,7 @@ std::string writeElfImage(const ElfImageSpec &spec) {
   unsigned char ident[ELF::EI_NIDENT] = {0x7f, 'E', 'L', 'F', ELF::ELFCLASS64,
                                          ELF::ELFDATA2LSB, ELF::EV_CURRENT,
                                          ELF::ELFOSABI_GNU};
-  image.append(reinterpret_cast<const char *>(ident), sizeof(ident));
+  w.bytes(ident, sizeof(ident));
   w.put<uint16_t>(ELF::ET_DYN);
   w.put<uint16_t>(ELF::EM_X86_64);
   w.put<uint32_t>(ELF::EV_CURRENT);
@@ -122,7 +105,7 @@ std::string writeElfImage(const ElfImageSpec &spec) {
       w.bytes(s.bytes);
   }
   w.padTo(8);
-  support::endian::write<uint64_t, endianness::little>(&image[shoffAt], w.size());
+  w.patch64(shoffAt, w.size());
 
   image.append(sizeof(ELF::Elf64_Shdr), '\0'); // the null section
   for (size_t i = 0; i < sections.size(); ++i) {

@@ -2,13 +2,10 @@
 // whole window) and the build-id, in an ElfImage.
 #include "jitsym/UnwindObject.h"
 
+#include "LittleEndianWriter.h"
 #include "jitsym/ElfImage.h"
-
 #include "llvm/BinaryFormat/Dwarf.h"
 #include "llvm/BinaryFormat/ELF.h"
-#include "llvm/Support/Endian.h"
-#include "llvm/Support/LEB128.h"
-#include "llvm/Support/raw_ostream.h"
 
 namespace jitsym {
 namespace {
@@ -19,33 +16,7 @@ constexpr uint8_t kRegRbp = 6;  // DWARF register numbers, x86-64 psABI
 constexpr uint8_t kRegRip = 16; // return address column
 constexpr uint64_t kFdeLead = 16;
 
-class Writer {
-public:
-  explicit Writer(std::string &out) : out_(out) {}
-  template <typename T> void put(T value) {
-    char bytes[sizeof(T)];
-    support::endian::write<T, endianness::little>(bytes, value);
-    out_.append(bytes, sizeof(T));
-  }
-  void bytes(const void *data, size_t size) {
-    out_.append(static_cast<const char *>(data), size);
-  }
-  void uleb(uint64_t v) {
-    raw_string_ostream os(out_);
-    encodeULEB128(v, os);
-  }
-  void sleb(int64_t v) {
-    raw_string_ostream os(out_);
-    encodeSLEB128(v, os);
-  }
-  size_t size() const { return out_.size(); }
-  void patch32(size_t at, uint32_t value) {
-    support::endian::write<uint32_t, endianness::little>(&out_[at], value);
-  }
-
-private:
-  std::string &out_;
-};
+using Writer = LittleEndianWriter;
 
 // Appends a CFI record (CIE or FDE) whose length field is patched afterwards and
 // whose size is padded with DW_CFA_nop to the address size.

@@ -1,0 +1,50 @@
+// Appends little-endian binary fields to a string: the ELF images and their
+// CFI. Private to the core library.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "llvm/Support/Endian.h"
+#include "llvm/Support/LEB128.h"
+#include "llvm/Support/raw_ostream.h"
+
+namespace jitsym {
+
+class LittleEndianWriter {
+public:
+  explicit LittleEndianWriter(std::string &out) : out_(out) {}
+  template <typename T> void put(T value) {
+    char bytes[sizeof(T)];
+    llvm::support::endian::write<T, llvm::endianness::little>(bytes, value);
+    out_.append(bytes, sizeof(T));
+  }
+  void bytes(const void *data, size_t size) {
+    out_.append(static_cast<const char *>(data), size);
+  }
+  void bytes(const std::string &data) { out_ += data; }
+  void uleb(uint64_t v) {
+    llvm::raw_string_ostream os(out_);
+    llvm::encodeULEB128(v, os);
+  }
+  void sleb(int64_t v) {
+    llvm::raw_string_ostream os(out_);
+    llvm::encodeSLEB128(v, os);
+  }
+  void padTo(uint64_t alignment) {
+    while (alignment > 1 && out_.size() % alignment)
+      out_.push_back(0);
+  }
+  size_t size() const { return out_.size(); }
+  void patch32(size_t at, uint32_t value) {
+    llvm::support::endian::write<uint32_t, llvm::endianness::little>(&out_[at], value);
+  }
+  void patch64(size_t at, uint64_t value) {
+    llvm::support::endian::write<uint64_t, llvm::endianness::little>(&out_[at], value);
+  }
+
+private:
+  std::string &out_;
+};
+
+} // namespace jitsym
