@@ -6,39 +6,17 @@ JIT code is built for; any bogus frame breaks the equality).
 
 usage: node_backtrace.py PLUGIN APP.js [--no-plugin]
 """
-import os
 import sys
 
 import lldb
 
+from node_session import NodeSession
+
 plugin, app = sys.argv[1], sys.argv[2]
 use_plugin = "--no-plugin" not in sys.argv
-
-debugger = lldb.SBDebugger.Create()
-debugger.SetAsync(False)
-interp = debugger.GetCommandInterpreter()
-
-
-def run(command):
-    result = lldb.SBCommandReturnObject()
-    interp.HandleCommand(command, result)
-    if not result.Succeeded():
-        print("command failed:", command, result.GetError())
-    return result.GetOutput() or ""
-
-
-if use_plugin:
-    run("plugin load " + plugin)
-target = debugger.CreateTarget(os.environ.get("NODE", "/usr/bin/node"))
-run("process handle SIGUSR1 SIGPROF -s false -n false -p true")
-bp = target.BreakpointCreateByName("uv_hrtime")
-bp.SetIgnoreCount(3000)  # let V8 tier the functions up first
-process = target.LaunchSimple(
-    ["--perf-basic-prof", "--interpreted-frames-native-stack", app, "20000"],
-    None, os.getcwd())
-if process.GetState() != lldb.eStateStopped:
-    print("node did not stop:", process.GetState())
-    sys.exit(1)
+session = NodeSession(plugin if use_plugin else None,
+                      ["--perf-basic-prof", "--interpreted-frames-native-stack", app, "20000"])
+target, process = session.target, session.process
 # A second stop unwinds from scratch with whatever symbols exist by then.
 process.Continue()
 thread = process.GetSelectedThread()

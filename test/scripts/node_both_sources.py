@@ -7,34 +7,14 @@ must be listed once), and the line LLDB gives a TurboFan frame.
 usage: node_both_sources.py PLUGIN APP.js   (run in a scratch directory: node
 writes jit-PID.dump in its working directory)
 """
-import os
 import sys
 
-import lldb
+from node_session import NodeSession
 
 plugin, app = sys.argv[1], sys.argv[2]
-debugger = lldb.SBDebugger.Create()
-debugger.SetAsync(False)
-interp = debugger.GetCommandInterpreter()
-
-
-def run(command):
-    result = lldb.SBCommandReturnObject()
-    interp.HandleCommand(command, result)
-    return (result.GetOutput() or "") + (result.GetError() or "")
-
-
-run("plugin load " + plugin)
-target = debugger.CreateTarget(os.environ.get("NODE", "/usr/bin/node"))
-run("process handle SIGUSR1 SIGPROF -s false -n false -p true")
-bp = target.BreakpointCreateByName("uv_hrtime")
-bp.SetIgnoreCount(3000)  # let V8 tier the functions up first
-process = target.LaunchSimple(["--perf-basic-prof", "--perf-prof", app, "20000"],
-                              None, os.getcwd())
-if process.GetState() != lldb.eStateStopped:
-    print("node did not stop:", process.GetState())
-    sys.exit(1)
-print(run("jit-sync --status"))
+session = NodeSession(plugin, ["--perf-basic-prof", "--perf-prof", app, "20000"])
+target, process = session.target, session.process
+print(session.run("jit-sync --status"))
 
 starts = {}
 for module in target.module_iter():
