@@ -329,7 +329,9 @@ llvm::Expected<bool> TargetSync::readSources(lldb::SBProcess &process,
           [](uint64_t, std::string) {}); // reported when read from the file
     matched = sink.matched;
   }
-  if (dumpReader_) {
+  // At a write the compile watch stopped only the map's lines matter (they may
+  // resolve a pending breakpoint); the dump waits for the next stop.
+  if (dumpReader_ && !publishOnlyFor) {
     const std::string unflushed = unflushedDumpBytes(process);
     lastUnflushedBytes_ = unflushed.size();
     llvm::Expected<JitdumpReadStats> stats = dumpReader_->read(*dumpSymbols_, unflushed);
