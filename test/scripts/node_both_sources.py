@@ -14,20 +14,32 @@ from node_session import NodeSession
 plugin, app = sys.argv[1], sys.argv[2]
 session = NodeSession(plugin, ["--perf-basic-prof", "--perf-prof", app, "20000"])
 target, process = session.target, session.process
-print(session.run("jit-sync --status"))
+status = session.run("jit-sync --status")
+print(status)
 
-starts = {}
-for module in target.module_iter():
-    if module.GetFileSpec().GetFilename() != "jit":
-        continue
-    for symbol in module:
-        address = symbol.GetStartAddress().GetLoadAddress(target)
-        starts.setdefault(address, []).append(symbol.GetName())
-shared = {a: names for a, names in starts.items() if len(names) > 1}
-print("jit symbols: %d, sharing a start address: %d"
-      % (sum(len(n) for n in starts.values()), len(shared)))
-for address, names in list(shared.items())[:5]:
-    print("  0x%x: %s" % (address, names))
+
+def report_shared_starts():
+    starts = {}
+    for module in target.module_iter():
+        if module.GetFileSpec().GetFilename() != "jit":
+            continue
+        for symbol in module:
+            address = symbol.GetStartAddress().GetLoadAddress(target)
+            starts.setdefault(address, []).append(symbol.GetName())
+    shared = {a: names for a, names in starts.items() if len(names) > 1}
+    print("jit symbols: %d, sharing a start address: %d"
+          % (sum(len(n) for n in starts.values()), len(shared)))
+    for address, names in list(shared.items())[:5]:
+        print("  0x%x: %s" % (address, names))
+
+
+report_shared_starts()
+# Naming the same dump explicitly is a change of source: both files are read
+# again from the start, with the same result.
+dump = next(line.split(": ", 1)[1] for line in status.splitlines()
+            if line.startswith("jitdump: "))
+print(session.run("jit-sync --jitdump " + dump))
+report_shared_starts()
 
 thread = process.GetSelectedThread()
 for frame in thread:
