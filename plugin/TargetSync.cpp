@@ -282,7 +282,7 @@ void TargetSync::openSources(uint64_t pid, llvm::function_ref<const std::vector<
       path = findJitdump(pid, mappings());
     if (path) {
       dumpReader_ = std::make_unique<JitdumpReader>(*path, trust);
-      dumpSymbols_ = std::make_unique<JitdumpSymbols>(table_, lines_);
+      dumpSymbols_ = std::make_unique<JitdumpSymbols>(table_, lines_, /*trackCodeStarts=*/true);
     }
   }
 }

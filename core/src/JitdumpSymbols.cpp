@@ -68,7 +68,8 @@ void JitdumpSymbols::onRecord(const JitdumpRecord &record, uint64_t) {
 void JitdumpSymbols::load(const JitCodeLoad &load) {
   ++loads;
   table_.add(load.codeAddress, load.codeSize, load.name);
-  codeStarts_.insert(load.codeAddress);
+  if (trackCodeStarts_)
+    codeStarts_.insert(load.codeAddress);
   auto pending = pendingLines_.find(load.codeAddress);
   if (pending == pendingLines_.end() || hasBytecodeOffsetsForLines(load.name)) {
     if (pending != pendingLines_.end())
@@ -105,8 +106,10 @@ void JitdumpSymbols::move(const JitCodeMove &move) {
   const std::string name(table_.name(*old));
   table_.remove(move.oldAddress, move.codeSize);
   table_.add(move.newAddress, move.codeSize, name);
-  codeStarts_.erase(move.oldAddress);
-  codeStarts_.insert(move.newAddress);
+  if (trackCodeStarts_) {
+    codeStarts_.erase(move.oldAddress);
+    codeStarts_.insert(move.newAddress);
+  }
   lines_.move(move.oldAddress, move.newAddress);
 }
 

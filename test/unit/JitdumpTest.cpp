@@ -118,7 +118,7 @@ TEST(JitdumpReader, UnflushedBytesAreReadOnceWhereverTheFlushCuts) {
   const std::string third = codeLoad(0x3000, 0x30, "third");
   append(path, header());
   Loaded loaded;
-  JitdumpSymbols sink(loaded.table, loaded.lines);
+  JitdumpSymbols sink(loaded.table, loaded.lines, /*trackCodeStarts=*/true);
   JitdumpReader reader(path);
 
   // The file has the header only; two records and part of a third are buffered.

@@ -22,7 +22,10 @@ constexpr uint64_t kPerfDebugAddressBias = 0x40;
 
 class JitdumpSymbols : public JitdumpSink {
 public:
-  JitdumpSymbols(SymbolTable &table, LineTables &lines) : table_(table), lines_(lines) {}
+  // `trackCodeStarts`: keep what announced() needs (a set of code addresses;
+  // costs a hash insert per CODE_LOAD, so only when a perf map is read too).
+  JitdumpSymbols(SymbolTable &table, LineTables &lines, bool trackCodeStarts = false)
+      : table_(table), lines_(lines), trackCodeStarts_(trackCodeStarts) {}
 
   void onRewrite() override;
   void onHeader(const JitdumpHeader &header) override { header_ = header; }
@@ -33,7 +36,7 @@ public:
 
   const std::optional<JitdumpHeader> &header() const { return header_; }
   // Whether live code announced by this dump starts at `address` (a perf map
-  // line for the same code is then redundant).
+  // line for the same code is then redundant). Needs trackCodeStarts.
   bool announced(uint64_t address) const { return codeStarts_.count(address) != 0; }
   std::vector<Diagnostic> diagnostics;
   uint64_t loads = 0, moves = 0, movesOfUnknownCode = 0;
@@ -48,6 +51,7 @@ private:
   // CODE_DEBUG_INFO comes before its CODE_LOAD: kept (copied) until then.
   std::map<uint64_t, std::vector<JitLineEntry>> pendingLines_;
   std::deque<std::string> pendingFiles_; // backs pendingLines_' file names (stable)
+  bool trackCodeStarts_;
   std::unordered_set<uint64_t> codeStarts_;
 };
 
