@@ -109,7 +109,9 @@ static void map_open(void)
         snprintf(def, sizeof def, "/tmp/perf-%ld.map", (long)getpid());
         path = def;
     }
-    map_fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    /* A new map, as runtimes start one: a map left by an earlier process that
+       had this PID is not ours to extend. */
+    map_fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
     if (map_fd < 0)
         die(path);
 }

@@ -56,4 +56,4 @@ for frame in frames[first + 1:]:
     rbp = read_u64(rbp)
 print("jit frames compared with the frame-pointer chain: %d, mismatches: %d"
       % (compared, mismatches))
-process.Kill()
+session.finish()

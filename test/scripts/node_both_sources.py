@@ -50,4 +50,4 @@ for frame in thread:
             if entry.IsValid() else "no line"
         print("optimized frame: %s at %s" % (name, where))
         break
-process.Kill()
+session.finish()

@@ -25,6 +25,15 @@ class NodeSession:
             print("node did not stop:", self.process.GetState())
             sys.exit(1)
 
+    def finish(self):
+        """Kills node and removes the perf map it wrote: a map left in /tmp
+        would be taken for the map of a later process given the same PID."""
+        pid = self.process.GetProcessID()
+        self.process.Kill()
+        perf_map = "/tmp/perf-%d.map" % pid
+        if os.path.exists(perf_map):
+            os.unlink(perf_map)
+
     def run(self, command):
         """Runs an LLDB command; returns its output (errors included)."""
         result = lldb.SBCommandReturnObject()
