@@ -182,7 +182,7 @@ Expected<std::string> buildDebugObject(const AddressRange &textRange, const Uuid
       // Of several rows at one address, the last is the one a lookup finds.
       if (i + 1 < entries->size() && (*entries)[i + 1].address == e.address)
         continue;
-      if (plausible && !plausible(lines.file(e.file), e.line)) {
+      if (e.line == 0 || (plausible && !plausible(lines.file(e.file), e.line))) {
         // No row covers these addresses: they show no line, not a wrong one.
         if (open)
           program.endSequence(e.address);

@@ -17,26 +17,23 @@ bool hasBytecodeOffsetsForLines(std::string_view codeName) {
   return codeName.substr(0, 4) == "JS:^";
 }
 
-std::string repairedFileName(std::string_view file, std::string_view codeName) {
+std::optional<std::string> repairedFileName(std::string_view file, std::string_view codeName) {
   if (!garbled(file))
     return std::string(file);
-  // A path token of the same length in the code's name ("... /a/app.js:3:7"),
-  // ending with the same bytes as the damaged name.
-  constexpr size_t kEnoughSameTail = 4;
-  for (size_t at = 0; at + file.size() <= codeName.size(); ++at) {
-    if (at > 0 && codeName[at - 1] != ' ')
-      continue;
-    const size_t end = at + file.size();
-    if (end < codeName.size() && codeName[end] != ':' && codeName[end] != ' ')
-      continue;
-    std::string_view candidate = codeName.substr(at, file.size());
-    size_t same = 0;
-    while (same < file.size() && candidate[file.size() - 1 - same] == file[file.size() - 1 - same])
-      ++same;
-    if (same >= std::min(kEnoughSameTail, file.size()) && !garbled(candidate))
-      return std::string(candidate);
+  // V8 names the code and its lines after the same script: the path in the
+  // name ("JS:*f /a/app.js:3:7") is the intact copy if its length is the same.
+  std::string_view path = codeName.substr(codeName.rfind(' ') + 1);
+  for (int field = 0; field < 2; ++field) { // drop ":column", then ":line"
+    const size_t colon = path.rfind(':');
+    if (colon == std::string_view::npos || colon + 1 == path.size() ||
+        !std::all_of(path.begin() + colon + 1, path.end(),
+                     [](char c) { return c >= '0' && c <= '9'; }))
+      return std::nullopt; // not a "path:line:column" name
+    path = path.substr(0, colon);
   }
-  return std::string(file);
+  if (path.size() == file.size() && !garbled(path))
+    return std::string(path);
+  return std::nullopt;
 }
 
 void JitdumpSymbols::onRewrite() {
@@ -81,15 +78,19 @@ void JitdumpSymbols::load(const JitCodeLoad &load) {
   pendingLines_.erase(pending);
   std::deque<std::string> files; // repaired names, one per run of equal names
   std::string_view original;
+  std::optional<std::string> repaired;
   for (JitLineEntry &entry : entries) {
     entry.address = entry.address >= load.codeAddress + kPerfDebugAddressBias
                         ? entry.address - kPerfDebugAddressBias
                         : load.codeAddress;
     if (files.empty() || entry.file != original) {
       original = entry.file;
-      files.push_back(repairedFileName(entry.file, load.name));
+      repaired = repairedFileName(entry.file, load.name);
+      files.push_back(repaired.value_or(""));
     }
     entry.file = files.back();
+    if (!repaired)
+      entry.line = 0; // a file name lost to V8: these addresses have no line
   }
   lines_.set(load.codeAddress, entries);
   if (pendingLines_.empty())

@@ -57,6 +57,8 @@ std::optional<SourceLine> LineTables::find(uint64_t start, uint64_t address) con
   if (it == table->begin())
     return std::nullopt;
   --it;
+  if (it->line == 0)
+    return std::nullopt; // line 0: code with no source line
   return SourceLine{files_[it->file], it->line, it->column};
 }
 

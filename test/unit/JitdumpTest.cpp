@@ -214,12 +214,35 @@ TEST(JitdumpParser, DamagedV8FileNamesAreResyncedAndRestored) {
   }
 }
 
-TEST(JitdumpSymbols, RepairNeedsAMatchingPath) {
+TEST(JitdumpSymbols, RepairNeedsAPathOfTheSameLength) {
   EXPECT_EQ(repairedFileName("/a/b.js", "JS:*f /x/y.js:1:1"), "/a/b.js"); // intact
   const std::string damaged = std::string("\x01\x02\x03", 3) + "b.js"; // "/a/b.js"
   EXPECT_EQ(repairedFileName(damaged, "JS:*f /a/b.js:1:1"), "/a/b.js");
-  EXPECT_EQ(repairedFileName(damaged, "JS:*f /a/c.js:1:1"), damaged); // no match
-  EXPECT_EQ(repairedFileName(damaged, "JS:*f /aa/b.js:1:1"), damaged); // other length
+  EXPECT_EQ(repairedFileName(damaged, "JS:*get f /a/b.js:1:1"), "/a/b.js");
+  // Node 20 also gives names with no byte left intact (seen live: 16 bytes
+  // for "/tmp/uw/lines.js").
+  const std::string lost("\xCEq\x8D\x05\x00\x00\x00\x00%Z\x88K\xA7\x1A\xDC\x8A", 16);
+  EXPECT_EQ(repairedFileName(lost, "JS:*sumSquares /tmp/uw/lines.js:8:20"), "/tmp/uw/lines.js");
+  EXPECT_EQ(repairedFileName(damaged, "JS:*f /aa/b.js:1:1"), std::nullopt); // other length
+  EXPECT_EQ(repairedFileName(damaged, "Builtin:Abort"), std::nullopt);     // no path
+}
+
+TEST(JitdumpSymbols, LinesOfAFileNameBeyondRepairAreDropped) {
+  SymbolTable table;
+  LineTables lines;
+  JitdumpSymbols sink(table, lines);
+  const std::string lost("\x01\x02\x03", 3);
+  JitdumpRecord info{uint32_t(JitdumpRecordId::CodeDebugInfo), 0, 0, JitDebugInfo{}};
+  std::get<JitDebugInfo>(info.body) = {0x1000, {{0x1040, 3, 0, "/a.js"}, {0x1050, 4, 0, lost}}};
+  sink.onRecord(info, 0);
+  JitCodeLoad load;
+  load.codeAddress = 0x1000;
+  load.codeSize = 0x100;
+  load.name = "JS:*f /a.js:1:1";
+  sink.onRecord({uint32_t(JitdumpRecordId::CodeLoad), 0, 0, load}, 0);
+  ASSERT_TRUE(lines.find(0x1000, 0x1005));
+  EXPECT_EQ(lines.find(0x1000, 0x1005)->line, 3u);
+  EXPECT_FALSE(lines.find(0x1000, 0x1015)); // not line 3 either
 }
 
 TEST(SymbolTable, RemoveTakesCodeAwayWithoutReplacement) {

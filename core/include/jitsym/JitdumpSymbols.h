@@ -5,6 +5,7 @@
 
 #include <deque>
 #include <map>
+#include <optional>
 #include <string>
 #include <unordered_set>
 #include <vector>
@@ -55,10 +56,11 @@ private:
   std::unordered_set<uint64_t> codeStarts_;
 };
 
-// A file name from Node 20's V8 may start with bytes of freed memory while its
-// end and length are right; the code's name ("JS:*f /path/app.js:3:7") holds
-// the intact path. Returns the name with such a path restored.
-std::string repairedFileName(std::string_view file, std::string_view codeName);
+// A file name from Node 20's V8 may hold bytes of freed memory (in part or in
+// whole) while its length is right; the code's name ("JS:*f /path/app.js:3:7")
+// holds the intact path. Returns the name, restored if it was damaged; nullopt
+// if it is damaged beyond repair.
+std::optional<std::string> repairedFileName(std::string_view file, std::string_view codeName);
 
 // V8 (through at least 11.3, Node 20) writes the debug info of its baseline
 // (Sparkplug, "JS:^") code with bytecode offsets where code offsets belong, so

@@ -1,5 +1,6 @@
 // Source lines of JIT code (from jitdump CODE_DEBUG_INFO), per function: the
-// line of an address is that of the last entry at or before it.
+// line of an address is that of the last entry at or before it; an entry with
+// line 0 (as in DWARF) marks code with no line.
 #pragma once
 
 #include <cstdint>
