@@ -49,6 +49,10 @@ std::vector<std::string_view> words(std::string_view text) {
   return out;
 }
 
+// A map written this long before the process's recorded start still counts
+// as its own (the boot time in /proc/stat has a resolution of 1 s).
+constexpr double kStartTimeSlack = 2.0;
+
 bool exists(const std::string &path) {
   struct stat st;
   return ::lstat(path.c_str(), &st) == 0;
@@ -188,10 +192,40 @@ std::vector<std::string> perfMapCandidates(uint64_t pid, const std::string &proc
   return candidates;
 }
 
+std::optional<uint64_t> parseBootTime(std::string_view procStat) {
+  for (size_t pos = 0; pos < procStat.size();) {
+    const size_t nl = std::min(procStat.find('\n', pos), procStat.size());
+    std::vector<std::string_view> fields = words(procStat.substr(pos, nl - pos));
+    if (fields.size() == 2 && fields[0] == "btime")
+      return toNumber(fields[1]);
+    pos = nl + 1;
+  }
+  return std::nullopt;
+}
+
+std::optional<double> readProcessStartSeconds(uint64_t pid, const std::string &procRoot) {
+  std::optional<ProcessIdentity> identity = readProcessIdentity(pid, procRoot);
+  std::optional<std::string> stat = readFile(procRoot + "/stat");
+  std::optional<uint64_t> boot = stat ? parseBootTime(*stat) : std::nullopt;
+  const long ticksPerSecond = ::sysconf(_SC_CLK_TCK);
+  if (!identity || !boot || ticksPerSecond <= 0)
+    return std::nullopt;
+  return double(*boot) + double(identity->startTime) / double(ticksPerSecond);
+}
+
 std::optional<std::string> findPerfMap(uint64_t pid, const std::string &procRoot) {
-  for (const std::string &candidate : perfMapCandidates(pid, procRoot))
-    if (exists(candidate))
-      return candidate;
+  const std::optional<double> started = readProcessStartSeconds(pid, procRoot);
+  for (const std::string &candidate : perfMapCandidates(pid, procRoot)) {
+    struct stat st; // of a link itself: the reader refuses links, with a message
+    if (::lstat(candidate.c_str(), &st) != 0)
+      continue;
+    // Last written before the process started: a map an earlier process with
+    // the same PID left behind.
+    const double written = double(st.st_mtim.tv_sec) + st.st_mtim.tv_nsec / 1e9;
+    if (started && written < *started - kStartTimeSlack)
+      continue;
+    return candidate;
+  }
   return std::nullopt;
 }
 

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <ctime>
 #include <fcntl.h>
 #include <fstream>
 #include <string>
@@ -172,6 +173,38 @@ TEST(ProcessFiles, FindPerfMapAndroidLocation) {
   writeFile(root + "/98760777/status", "NStgid:\t777\t3\n");
   writeFile(root + "/98760777/root/data/local/tmp/perf-3.map", "1000 10 a\n");
   EXPECT_EQ(findPerfMap(98760777, root), root + "/98760777/root/data/local/tmp/perf-3.map");
+}
+
+TEST(ProcessFiles, BootTimeFromProcStat) {
+  EXPECT_EQ(parseBootTime("cpu  1 2 3\nintr 5\nbtime 1763800000\nprocesses 9\n"), 1763800000u);
+  EXPECT_EQ(parseBootTime("cpu  1 2 3\n"), std::nullopt);
+}
+
+// A map written before the process started was left by an earlier process
+// with the same PID (PIDs start over at each boot): it is not this one's.
+TEST(ProcessFiles, MapLastWrittenBeforeTheProcessStartedIsStale) {
+  TempDir proc;
+  const std::string root = proc.path();
+  const long ticks = ::sysconf(_SC_CLK_TCK);
+  // Booted 1000 s ago; the process started 500 s after boot.
+  const uint64_t boot = uint64_t(::time(nullptr)) - 1000;
+  writeFile(root + "/stat", "cpu  1 2 3\nbtime " + std::to_string(boot) + "\n");
+  writeFile(root + "/98760888/stat",
+            "98760888 (node) S 1 1 1 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 " +
+                std::to_string(500 * ticks) + " 0 0\n");
+  writeFile(root + "/98760888/status", "NStgid:\t98760888\n");
+  const std::string map = root + "/98760888/root/tmp/perf-98760888.map";
+  writeFile(map, "1000 10 a\n");
+  ASSERT_TRUE(readProcessStartSeconds(98760888, root));
+  EXPECT_NEAR(*readProcessStartSeconds(98760888, root), double(boot + 500), 0.01);
+
+  struct timespec times[2] = {{time_t(boot + 100), 0}, {time_t(boot + 100), 0}};
+  ASSERT_EQ(::utimensat(AT_FDCWD, map.c_str(), times, 0), 0);
+  EXPECT_EQ(findPerfMap(98760888, root), std::nullopt); // written at boot + 100
+
+  times[0].tv_sec = times[1].tv_sec = time_t(boot + 501);
+  ASSERT_EQ(::utimensat(AT_FDCWD, map.c_str(), times, 0), 0);
+  EXPECT_EQ(findPerfMap(98760888, root), map); // written by the process
 }
 
 TEST(ProcessFiles, FdInfoGivesOffsetAndAppendFlag) {

@@ -27,6 +27,8 @@ std::optional<uint64_t> parseStartTime(std::string_view procStat);
 // Last NStgid value (the PID inside the innermost PID namespace).
 std::optional<uint64_t> parseNamespacedPid(std::string_view procStatus);
 std::optional<uid_t> parseRealUid(std::string_view procStatus);
+// The "btime" of /proc/stat: when the system booted, in seconds since the epoch.
+std::optional<uint64_t> parseBootTime(std::string_view procStat);
 
 // Where a descriptor stands (/proc/PID/fdinfo/FD): its file offset and whether
 // it was opened to append.
@@ -39,6 +41,8 @@ std::optional<DescriptorPosition> parseFdInfo(std::string_view fdinfo);
 // Readers over /proc (or `procRoot` in tests).
 std::optional<ProcessIdentity> readProcessIdentity(uint64_t pid, const std::string &procRoot = "/proc");
 std::optional<uid_t> readProcessUid(uint64_t pid, const std::string &procRoot = "/proc");
+// When the process started, in seconds since the epoch.
+std::optional<double> readProcessStartSeconds(uint64_t pid, const std::string &procRoot = "/proc");
 std::optional<std::string> readFile(const std::string &path);
 // Whether the process's descriptor `fd` refers to the file at `path`.
 bool descriptorIsFile(uint64_t pid, int fd, const std::string &path,
@@ -51,7 +55,8 @@ std::optional<DescriptorPosition> readDescriptorPosition(uint64_t pid, int fd,
 // the simpleperf locations (Android: /data/local/tmp, /data/data/PKG).
 std::vector<std::string> perfMapCandidates(uint64_t pid, const std::string &procRoot = "/proc");
 
-// The first candidate that exists, if any.
+// The first candidate that exists and was not last written before the process
+// started (a map left behind by an earlier process with the same PID), if any.
 std::optional<std::string> findPerfMap(uint64_t pid, const std::string &procRoot = "/proc");
 
 // The jitdump a process announced the way perf expects: it maps the file
