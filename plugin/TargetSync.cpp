@@ -62,6 +62,7 @@ void TargetSync::forgetSources() {
   table_.clear();
   table_.takeChanges();
   lines_.clear();
+  unwind_.clear();
 }
 
 void TargetSync::reset() {
@@ -194,26 +195,27 @@ llvm::Error TargetSync::publish(lldb::SBDebugger &debugger,
       if (llvm::Error err = modules_->append(debugger, target_, index, table_, item.added))
         return err;
     }
-    if (llvm::Error err = publishLines(debugger, index))
+    if (llvm::Error err = publishDebugInfo(debugger, index))
       return err;
   }
   return llvm::Error::success();
 }
 
-llvm::Error TargetSync::publishLines(lldb::SBDebugger &debugger, uint64_t index) {
+llvm::Error TargetSync::publishDebugInfo(lldb::SBDebugger &debugger, uint64_t index) {
   const WindowModule *window = modules_->find(index);
-  if (!window || lines_.functionCount() == 0)
+  if (!window || (lines_.functionCount() == 0 && unwind_.functionCount() == 0))
     return llvm::Error::success();
   std::vector<DebugFunction> functions;
-  bool anyLines = false;
+  bool anyDebugInfo = false;
   table_.forEachInRange(window->section.start, window->section.end, [&](const Symbol &symbol) {
     if (symbol.address < window->section.start)
       return; // starts in the window before: not this module's
     const uint64_t end = std::min(symbol.end(), window->section.end);
     functions.push_back({symbol.address, end, table_.name(symbol)});
-    anyLines = anyLines || lines_.entries(symbol.address) != nullptr;
+    anyDebugInfo = anyDebugInfo || lines_.entries(symbol.address) != nullptr ||
+                   unwind_.frames(symbol.address) != nullptr;
   });
-  if (!anyLines)
+  if (!anyDebugInfo)
     return llvm::Error::success();
   // Files as this process can open them: through /proc/PID/root for a local
   // process (its mount namespace); remote files are taken on trust.
@@ -222,7 +224,8 @@ llvm::Error TargetSync::publishLines(lldb::SBDebugger &debugger, uint64_t index)
   auto plausible = [&](std::string_view file, uint32_t line) {
     return root.empty() || sourceFiles_.lineCanExist(root + std::string(file), line);
   };
-  return modules_->attachLines(debugger, target_, index, functions, lines_, plausible);
+  return modules_->attachDebugInfo(debugger, target_, index, functions, lines_, unwind_,
+                                   plausible);
 }
 
 llvm::Expected<SyncReport> TargetSync::sync(lldb::SBDebugger &debugger,
@@ -282,7 +285,11 @@ void TargetSync::openSources(uint64_t pid, llvm::function_ref<const std::vector<
       path = findJitdump(pid, mappings());
     if (path) {
       dumpReader_ = std::make_unique<JitdumpReader>(*path, trust);
-      dumpSymbols_ = std::make_unique<JitdumpSymbols>(table_, lines_, /*trackCodeStarts=*/true);
+      JitdumpSymbolsOptions options;
+      options.trackCodeStarts = true;
+      options.unwind = &unwind_;
+      options.path = *path;
+      dumpSymbols_ = std::make_unique<JitdumpSymbols>(table_, lines_, std::move(options));
     }
   }
 }
@@ -463,7 +470,8 @@ std::string TargetSync::status() const {
     out << "  read: " << dumpSymbols_->loads << " code loads, " << dumpSymbols_->moves
         << " moves, " << dumpReader_->offset() << " bytes (the last "
         << lastUnflushedBytes_ << " from the process's stdio buffer); lines for "
-        << lines_.functionCount() << " functions\n";
+        << lines_.functionCount() << " functions, unwind tables for "
+        << unwind_.functionCount() << "\n";
   out << "symbols: " << table_.size() << " known, "
       << (modules_ ? modules_->symbolCount() : 0) << " in LLDB\n";
   out << "regions: " << (modules_ ? modules_->size() : 0) << " modules\n";

@@ -89,7 +89,7 @@ private:
                       SymbolChanges &changes, SyncReport &report);
   bool namedByOtherModule(uint64_t address);
   // Gives window `index` a debug object when any of its functions has lines.
-  llvm::Error publishLines(lldb::SBDebugger &debugger, uint64_t index);
+  llvm::Error publishDebugInfo(lldb::SBDebugger &debugger, uint64_t index);
   std::string sourceNames() const;
 
   lldb::SBTarget target_;
@@ -108,6 +108,7 @@ private:
   bool forced_ = false;
   SymbolTable table_;
   LineTables lines_;
+  UnwindTables unwind_; // from CODE_UNWINDING_INFO
   SourceFiles sourceFiles_; // line counts, to drop impossible lines
   // Malformed lines read at a write the compile watch stopped, where nothing is
   // shown: reported by the next sync the user sees.

@@ -149,15 +149,17 @@ llvm::Error WindowModules::append(lldb::SBDebugger &debugger, lldb::SBTarget &ta
   return attachSymbolFile(debugger, target, window, path, table, symbols);
 }
 
-llvm::Error WindowModules::attachLines(lldb::SBDebugger &debugger, lldb::SBTarget &target,
-                                       uint64_t index, const std::vector<DebugFunction> &functions,
-                                       const LineTables &lines, LinePlausible plausible) {
+llvm::Error WindowModules::attachDebugInfo(lldb::SBDebugger &debugger, lldb::SBTarget &target,
+                                           uint64_t index,
+                                           const std::vector<DebugFunction> &functions,
+                                           const LineTables &lines, const UnwindTables &unwind,
+                                           LinePlausible plausible) {
   auto it = windows_.find(index);
   if (it == windows_.end())
     return lldbError("no module for window");
   WindowModule &window = it->second;
   llvm::Expected<std::string> image =
-      buildDebugObject(window.section, window.uuid, "jit", functions, lines, plausible);
+      buildDebugObject(window.section, window.uuid, "jit", functions, lines, unwind, plausible);
   if (!image)
     return image.takeError();
   // The previous one stays until the module goes: LLDB may still read it.

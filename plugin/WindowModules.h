@@ -50,11 +50,12 @@ public:
   // Attaches `symbols` to the existing module of window `index`.
   llvm::Error append(lldb::SBDebugger &debugger, lldb::SBTarget &target, uint64_t index,
                      const SymbolTable &table, const std::vector<const Symbol *> &symbols);
-  // Gives the module of window `index` the source lines of its functions (all
-  // of the window's live functions, with lines or without).
-  llvm::Error attachLines(lldb::SBDebugger &debugger, lldb::SBTarget &target, uint64_t index,
-                          const std::vector<DebugFunction> &functions, const LineTables &lines,
-                          LinePlausible plausible);
+  // Gives the module of window `index` the source lines and unwind tables of
+  // its functions (all of the window's live functions, with them or without).
+  llvm::Error attachDebugInfo(lldb::SBDebugger &debugger, lldb::SBTarget &target,
+                              uint64_t index, const std::vector<DebugFunction> &functions,
+                              const LineTables &lines, const UnwindTables &unwind,
+                              LinePlausible plausible);
 
   const WindowModule *find(uint64_t index) const;
   // Whether `module` is the one this object made for the window of `address`.

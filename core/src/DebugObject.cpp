@@ -1,11 +1,12 @@
-// DWARF 4 for a JIT window, emitted by LLVM's DWARFYAML emitters: one compile
-// unit, a subprogram per function, and a line program with one sequence per
-// function that has lines.
+// DWARF 4 for a JIT window: one compile unit, a subprogram per function, and a
+// line program with one sequence per function that has lines (LLVM's DWARFYAML
+// emitters), and a .debug_frame with the functions' unwind tables.
 #include "jitsym/DebugObject.h"
 
 #include <algorithm>
 #include <map>
 
+#include "jitsym/DebugFrame.h"
 #include "jitsym/ElfImage.h"
 #include "llvm/BinaryFormat/Dwarf.h"
 #include "llvm/BinaryFormat/ELF.h"
@@ -129,7 +130,8 @@ ElfSection debugSection(const char *name, std::string bytes) {
 Expected<std::string> buildDebugObject(const AddressRange &textRange, const UuidBytes &buildId,
                                        std::string_view unitName,
                                        const std::vector<DebugFunction> &unsorted,
-                                       const LineTables &lines, LinePlausible plausible) {
+                                       const LineTables &lines, const UnwindTables &unwind,
+                                       LinePlausible plausible) {
   std::vector<DebugFunction> functions = unsorted;
   std::sort(functions.begin(), functions.end(),
             [](const DebugFunction &a, const DebugFunction &b) { return a.start < b.start; });
@@ -163,6 +165,7 @@ Expected<std::string> buildDebugObject(const AddressRange &textRange, const Uuid
   table.StandardOpcodeLengths = std::vector<uint8_t>{0, 1, 1, 1, 1, 0, 0, 0, 1, 0, 0, 1};
   std::map<uint32_t, uint32_t> fileNumbers; // LineTables file index -> DWARF file number
   LineProgram program(table);
+  std::vector<const CallFrameInfo *> frames;
 
   for (const DebugFunction &f : functions) {
     DWARFYAML::Entry sub;
@@ -170,6 +173,11 @@ Expected<std::string> buildDebugObject(const AddressRange &textRange, const Uuid
     sub.Values = {text(StringRef(f.name.data(), f.name.size())), number(f.start),
                   number(f.end - f.start)};
     unit.Entries.push_back(std::move(sub));
+
+    if (const std::vector<CallFrameInfo> *own = unwind.frames(f.start))
+      for (const CallFrameInfo &frame : *own)
+        if (frame.start >= f.start && frame.start < f.end)
+          frames.push_back(&frame);
 
     const std::vector<LineTables::Entry> *entries = lines.entries(f.start);
     if (!entries)
@@ -223,6 +231,8 @@ Expected<std::string> buildDebugObject(const AddressRange &textRange, const Uuid
   spec.sections.push_back(debugSection(".debug_abbrev", std::move(abbrev)));
   spec.sections.push_back(debugSection(".debug_info", std::move(info)));
   spec.sections.push_back(debugSection(".debug_line", std::move(line)));
+  if (!frames.empty())
+    spec.sections.push_back(debugSection(".debug_frame", buildDebugFrame(frames)));
   return writeElfImage(spec);
 }
 

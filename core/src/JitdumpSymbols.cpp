@@ -3,6 +3,8 @@
 
 #include <algorithm>
 
+#include "jitsym/HexText.h"
+
 namespace jitsym {
 namespace {
 
@@ -41,11 +43,14 @@ void JitdumpSymbols::onRewrite() {
   lines_.clear();
   pendingLines_.clear();
   pendingFiles_.clear();
+  pendingEhFrame_.reset();
+  if (options_.unwind)
+    options_.unwind->clear();
   codeStarts_.clear();
   header_.reset();
 }
 
-void JitdumpSymbols::onRecord(const JitdumpRecord &record, uint64_t) {
+void JitdumpSymbols::onRecord(const JitdumpRecord &record, uint64_t offset) {
   if (const auto *load = std::get_if<JitCodeLoad>(&record.body)) {
     this->load(*load);
   } else if (const auto *move = std::get_if<JitCodeMove>(&record.body)) {
@@ -59,14 +64,53 @@ void JitdumpSymbols::onRecord(const JitdumpRecord &record, uint64_t) {
       entry.file = pendingFiles_.back();
     }
     pendingLines_[info->codeAddress] = std::move(entries);
+  } else if (const auto *unwind = std::get_if<JitUnwindingInfo>(&record.body)) {
+    if (options_.unwind)
+      pendingEhFrame_.emplace(std::string(ehFrameOf(*unwind)), offset);
   }
 }
 
 void JitdumpSymbols::load(const JitCodeLoad &load) {
   ++loads;
   table_.add(load.codeAddress, load.codeSize, load.name);
-  if (trackCodeStarts_)
+  if (options_.trackCodeStarts)
     codeStarts_.insert(load.codeAddress);
+  loadLines(load);
+  if (options_.unwind)
+    loadUnwindTables(load);
+}
+
+void JitdumpSymbols::loadUnwindTables(const JitCodeLoad &load) {
+  std::vector<CallFrameInfo> frames;
+  if (pendingEhFrame_ && !pendingEhFrame_->first.empty()) {
+    const uint64_t recordOffset = pendingEhFrame_->second;
+    auto problem = [&](const std::string &what) {
+      diagnostics.push_back({options_.path, 0,
+                             "byte offset " + std::to_string(recordOffset) +
+                                 ": CODE_UNWINDING_INFO: " + what + " (unwind table skipped)"});
+    };
+    llvm::Expected<std::vector<CallFrameInfo>> parsed = parseEhFrame(
+        pendingEhFrame_->first, ehFrameAddressAfterCode(load.codeAddress, load.codeSize));
+    if (!parsed) {
+      problem(llvm::toString(parsed.takeError()));
+    } else {
+      const uint64_t codeEnd = load.codeAddress + load.codeSize;
+      for (CallFrameInfo &frame : *parsed) {
+        if (frame.start < load.codeAddress || frame.end > codeEnd) {
+          problem("an FDE covers " + hexText(frame.start) + "-" + hexText(frame.end) +
+                  ", outside the code at " + hexText(load.codeAddress) + "-" + hexText(codeEnd));
+          frames.clear();
+          break;
+        }
+        frames.push_back(std::move(frame));
+      }
+    }
+  }
+  pendingEhFrame_.reset();
+  options_.unwind->set(load.codeAddress, std::move(frames));
+}
+
+void JitdumpSymbols::loadLines(const JitCodeLoad &load) {
   auto pending = pendingLines_.find(load.codeAddress);
   if (pending == pendingLines_.end() || hasBytecodeOffsetsForLines(load.name)) {
     if (pending != pendingLines_.end())
@@ -107,11 +151,13 @@ void JitdumpSymbols::move(const JitCodeMove &move) {
   const std::string name(table_.name(*old));
   table_.remove(move.oldAddress, move.codeSize);
   table_.add(move.newAddress, move.codeSize, name);
-  if (trackCodeStarts_) {
+  if (options_.trackCodeStarts) {
     codeStarts_.erase(move.oldAddress);
     codeStarts_.insert(move.newAddress);
   }
   lines_.move(move.oldAddress, move.newAddress);
+  if (options_.unwind)
+    options_.unwind->move(move.oldAddress, move.newAddress);
 }
 
 } // namespace jitsym

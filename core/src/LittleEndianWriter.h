@@ -47,4 +47,16 @@ private:
   std::string &out_;
 };
 
+// Appends a CFI record (CIE or FDE, .eh_frame or .debug_frame) whose length
+// field is patched once `body(start)` has written the rest, padded with
+// DW_CFA_nop to the address size.
+template <typename Body> void cfiRecord(LittleEndianWriter &w, Body body) {
+  const size_t start = w.size();
+  w.put<uint32_t>(0);
+  body(start);
+  while ((w.size() - start) % 8)
+    w.put<uint8_t>(0); // DW_CFA_nop
+  w.patch32(start, static_cast<uint32_t>(w.size() - start - 4));
+}
+
 } // namespace jitsym

@@ -18,17 +18,6 @@ constexpr uint64_t kFdeLead = 16;
 
 using Writer = LittleEndianWriter;
 
-// Appends a CFI record (CIE or FDE) whose length field is patched afterwards and
-// whose size is padded with DW_CFA_nop to the address size.
-template <typename Body> void cfiRecord(Writer &w, Body body) {
-  size_t start = w.size();
-  w.put<uint32_t>(0);
-  body(start);
-  while ((w.size() - start) % 8)
-    w.put<uint8_t>(dwarf::DW_CFA_nop);
-  w.patch32(start, static_cast<uint32_t>(w.size() - start - 4));
-}
-
 std::string buildEhFrame(const AddressRange &text) {
   std::string data;
   Writer w(data);

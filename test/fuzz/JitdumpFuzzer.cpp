@@ -9,15 +9,18 @@
 //    holds all it needs is the same as from the whole input;
 //  - line entries of a CODE_DEBUG_INFO lie within the record;
 //  - the symbol table stays sorted and disjoint and every line table lookup
-//    returns an interned file.
+//    returns an interned file;
+//  - every unwind table kept lies within the code it was given with.
 #include "jitsym/JitdumpParser.h"
 #include "jitsym/JitdumpSymbols.h"
 #include "jitsym/LineTables.h"
 #include "jitsym/SymbolTable.h"
+#include "jitsym/UnwindTables.h"
 
 #include "FuzzCheck.h"
 
 #include <cstddef>
+#include <map>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -44,7 +47,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 
   SymbolTable table;
   LineTables lines;
-  JitdumpSymbols symbols(table, lines);
+  UnwindTables unwind;
+  JitdumpSymbolsOptions options;
+  options.unwind = &unwind;
+  JitdumpSymbols symbols(table, lines, options);
+  std::map<uint64_t, uint64_t> loadedEnds; // code start -> end of its last CODE_LOAD
   symbols.onHeader(*header);
   uint64_t at = header->headerSize;
   while (at < bytes.size()) {
@@ -77,6 +84,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       if (const auto *unwind = std::get_if<JitUnwindingInfo>(&parse.record.body))
         CHECK(inside(unwind->data, record));
       symbols.onRecord(parse.record, at);
+      if (const auto *load = std::get_if<JitCodeLoad>(&parse.record.body)) {
+        loadedEnds[load->codeAddress] = load->codeAddress + load->codeSize;
+        if (const std::vector<CallFrameInfo> *frames = unwind.frames(load->codeAddress))
+          for (const CallFrameInfo &frame : *frames)
+            CHECK(frame.start >= load->codeAddress && frame.start <= frame.end &&
+                  frame.end <= loadedEnds[load->codeAddress]);
+      }
     }
     at += parse.record.size;
   }

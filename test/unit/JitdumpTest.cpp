@@ -118,7 +118,9 @@ TEST(JitdumpReader, UnflushedBytesAreReadOnceWhereverTheFlushCuts) {
   const std::string third = codeLoad(0x3000, 0x30, "third");
   append(path, header());
   Loaded loaded;
-  JitdumpSymbols sink(loaded.table, loaded.lines, /*trackCodeStarts=*/true);
+  JitdumpSymbolsOptions options;
+  options.trackCodeStarts = true;
+  JitdumpSymbols sink(loaded.table, loaded.lines, options);
   JitdumpReader reader(path);
 
   // The file has the header only; two records and part of a third are buffered.

@@ -1,5 +1,5 @@
 // A debug object for a JIT window: DWARF that gives LLDB the source lines of JIT
-// code (image lookup, bt, breakpoint set -f FILE -l LINE).
+// code (image lookup, bt, breakpoint set -f FILE -l LINE) and its unwind tables.
 //
 // Why: LLDB's JSON symbol files carry no line tables, so lines reach LLDB the
 // way `perf inject --jit` gives them to perf: an ELF with .debug_info and
@@ -17,6 +17,7 @@
 
 #include "jitsym/LineTables.h"
 #include "jitsym/Regions.h"
+#include "jitsym/UnwindTables.h"
 #include "jitsym/Uuid.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/Support/Error.h"
@@ -35,11 +36,13 @@ struct DebugFunction {
 using LinePlausible = llvm::function_ref<bool(std::string_view file, uint32_t line)>;
 
 // `functions` in any order; their lines come from `lines` (entries outside the
-// function are dropped). The name of the compile unit is `unitName`.
+// function are dropped) and their unwind tables from `unwind`. The name of the
+// compile unit is `unitName`.
 llvm::Expected<std::string> buildDebugObject(const AddressRange &text, const UuidBytes &buildId,
                                              std::string_view unitName,
                                              const std::vector<DebugFunction> &functions,
                                              const LineTables &lines,
+                                             const UnwindTables &unwind,
                                              LinePlausible plausible = nullptr);
 
 } // namespace jitsym

@@ -1,6 +1,7 @@
-// Turns jitdump records into symbols and line tables: CODE_LOAD announces a
-// symbol (with the lines of the CODE_DEBUG_INFO that preceded it), CODE_MOVE
-// moves one, and a later announcement over reused memory wins as with perf maps.
+// Turns jitdump records into symbols, line tables and unwind tables: CODE_LOAD
+// announces a symbol (with the lines of the CODE_DEBUG_INFO and the .eh_frame of
+// the CODE_UNWINDING_INFO that preceded it), CODE_MOVE moves one, and a later
+// announcement over reused memory wins as with perf maps.
 #pragma once
 
 #include <deque>
@@ -13,6 +14,7 @@
 #include "jitsym/JitdumpReader.h"
 #include "jitsym/LineTables.h"
 #include "jitsym/SymbolTable.h"
+#include "jitsym/UnwindTables.h"
 
 namespace jitsym {
 
@@ -21,12 +23,19 @@ namespace jitsym {
 // generated ELF puts its .text.
 constexpr uint64_t kPerfDebugAddressBias = 0x40;
 
+struct JitdumpSymbolsOptions {
+  // Keep what announced() needs (a set of code addresses; costs a hash insert
+  // per CODE_LOAD, so only when a perf map is read too).
+  bool trackCodeStarts = false;
+  // Where the unwind tables of CODE_UNWINDING_INFO go; none: they are skipped.
+  UnwindTables *unwind = nullptr;
+  std::string path; // of the jitdump, for diagnostics
+};
+
 class JitdumpSymbols : public JitdumpSink {
 public:
-  // `trackCodeStarts`: keep what announced() needs (a set of code addresses;
-  // costs a hash insert per CODE_LOAD, so only when a perf map is read too).
-  JitdumpSymbols(SymbolTable &table, LineTables &lines, bool trackCodeStarts = false)
-      : table_(table), lines_(lines), trackCodeStarts_(trackCodeStarts) {}
+  JitdumpSymbols(SymbolTable &table, LineTables &lines, JitdumpSymbolsOptions options = {})
+      : table_(table), lines_(lines), options_(std::move(options)) {}
 
   void onRewrite() override;
   void onHeader(const JitdumpHeader &header) override { header_ = header; }
@@ -44,6 +53,8 @@ public:
 
 private:
   void load(const JitCodeLoad &load);
+  void loadLines(const JitCodeLoad &load);
+  void loadUnwindTables(const JitCodeLoad &load);
   void move(const JitCodeMove &move);
 
   SymbolTable &table_;
@@ -52,7 +63,10 @@ private:
   // CODE_DEBUG_INFO comes before its CODE_LOAD: kept (copied) until then.
   std::map<uint64_t, std::vector<JitLineEntry>> pendingLines_;
   std::deque<std::string> pendingFiles_; // backs pendingLines_' file names (stable)
-  bool trackCodeStarts_;
+  // CODE_UNWINDING_INFO is for the CODE_LOAD that comes next: its .eh_frame
+  // (copied) and the record's offset, until then.
+  std::optional<std::pair<std::string, uint64_t>> pendingEhFrame_;
+  JitdumpSymbolsOptions options_;
   std::unordered_set<uint64_t> codeStarts_;
 };
 
