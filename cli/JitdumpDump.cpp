@@ -2,8 +2,12 @@
 // that names with any bytes in them keep one record per line.
 #include "JitdumpDump.h"
 
+#include "jitsym/EhFrameParser.h"
 #include "jitsym/JitdumpReader.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/DebugInfo/DIContext.h"
+#include "llvm/DebugInfo/DWARF/DWARFCFIPrinter.h"
+#include "llvm/DebugInfo/DWARF/LowLevel/DWARFCFIProgram.h"
 #include "llvm/Support/Format.h"
 
 namespace jitsym {
@@ -13,6 +17,42 @@ llvm::raw_ostream &quoted(llvm::raw_ostream &os, std::string_view text) {
   os << '"';
   llvm::printEscapedString(llvm::StringRef(text.data(), text.size()), os);
   return os << '"';
+}
+
+// A CFA program as LLVM prints it, one instruction per line.
+void printProgram(llvm::raw_ostream &os, const CallFrameInfo &frame, const std::string &bytes) {
+  llvm::dwarf::CFIProgram program(frame.codeAlignment, frame.dataAlignment, llvm::Triple::x86_64);
+  llvm::DWARFDataExtractorSimple data(bytes, /*IsLittleEndian=*/true, 8);
+  uint64_t offset = 0;
+  if (llvm::Error err = program.parse(data, &offset, bytes.size())) {
+    llvm::consumeError(std::move(err)); // parseEhFrame decoded it already
+    return;
+  }
+  std::string text;
+  llvm::raw_string_ostream textOut(text);
+  llvm::dwarf::printCFIProgram(program, textOut, llvm::DIDumpOptions(), /*IndentLevel=*/3,
+                               std::nullopt);
+  if (!text.empty() && text.back() == '\n')
+    text.pop_back(); // the record's line ends where the caller says
+  os << "\n" << text;
+}
+
+// The unwind table CODE_UNWINDING_INFO gave the code `load` announces.
+void printUnwindTable(llvm::raw_ostream &os, const std::string &ehFrame, const JitCodeLoad &load) {
+  llvm::Expected<std::vector<CallFrameInfo>> frames =
+      parseEhFrame(ehFrame, ehFrameAddressAfterCode(load.codeAddress, load.codeSize));
+  if (!frames) {
+    os << "\n    unwind: " << llvm::toString(frames.takeError());
+    return;
+  }
+  for (const CallFrameInfo &frame : *frames) {
+    os << "\n    unwind " << llvm::format_hex(frame.start, 0) << "-"
+       << llvm::format_hex(frame.end, 0) << ": code_align " << frame.codeAlignment
+       << " data_align " << frame.dataAlignment << " return_address_register "
+       << frame.returnAddressRegister;
+    printProgram(os, frame, frame.initialInstructions);
+    printProgram(os, frame, frame.instructions);
+  }
 }
 
 class Printer : public JitdumpSink {
@@ -37,6 +77,9 @@ public:
            << llvm::format_hex(load->codeSize, 0) << " code_index " << load->codeIndex
            << " name ";
       quoted(out_, load->name);
+      if (!pendingEhFrame_.empty())
+        printUnwindTable(out_, pendingEhFrame_, *load);
+      pendingEhFrame_.clear();
     } else if (const auto *move = std::get_if<JitCodeMove>(&record.body)) {
       out_ << ": pid " << move->pid << " tid " << move->tid << " vma "
            << llvm::format_hex(move->vma, 0) << " old_code_addr "
@@ -54,6 +97,7 @@ public:
     } else if (const auto *unwind = std::get_if<JitUnwindingInfo>(&record.body)) {
       out_ << ": unwind_data_size " << unwind->unwindDataSize << " eh_frame_hdr_size "
            << unwind->ehFrameHeaderSize << " mapped_size " << unwind->mappedSize;
+      pendingEhFrame_ = std::string(ehFrameOf(*unwind)); // for the next CODE_LOAD
     } else if (std::holds_alternative<std::monostate>(record.body)) {
       out_ << ": unknown id, skipped";
     }
@@ -66,6 +110,7 @@ public:
 private:
   llvm::raw_ostream &out_;
   llvm::raw_ostream &err_;
+  std::string pendingEhFrame_;
 };
 
 } // namespace
