@@ -38,7 +38,7 @@ static cl::SubCommand SymbolicateCmd("symbolicate", "Copy text (a crash log, a b
 static cl::opt<std::string> SymbolicateInput(cl::Positional, cl::desc("<perf map or jitdump>"), cl::Required, cl::sub(SymbolicateCmd), cl::cat(Category));
 static cl::opt<std::string> SymbolicateText(cl::Positional, cl::desc("[text file, default: standard input]"), cl::init("-"), cl::sub(SymbolicateCmd), cl::cat(Category));
 
-static cl::SubCommand DumpCmd("dump", "Print the records of a jitdump file, one per line, in a stable text form");
+static cl::SubCommand DumpCmd("dump", "Print the records of a jitdump file in a stable text form (line tables and decoded unwind tables indented under their record)");
 static cl::opt<std::string> DumpInput(cl::Positional, cl::desc("<jitdump>"), cl::Required, cl::sub(DumpCmd), cl::cat(Category));
 
 static void reportDiagnostics(const std::string &path, const LoadedSymbols &loaded) {

@@ -23,7 +23,7 @@ namespace {
 
 constexpr const char *kStopHookCommand = "jit-sync --on-stop";
 
-const char *kHelp = "Load JIT symbols (and source lines) from the process's perf map and "
+const char *kHelp = "Load JIT symbols (and source lines, unwind tables) from the process's perf map and "
                     "jitdump into LLDB and keep them current.";
 const char *kSyntax =
     "jit-sync [--map PATH] [--jitdump PATH] [--force]\n"
@@ -40,7 +40,8 @@ const char *kSyntax =
     "are read from its memory), and updates the target's JIT modules, then\n"
     "prints one line: sources, symbols, regions, what is new, time taken.\n"
     "Code both files announce is named by the jitdump, which also gives\n"
-    "source lines (image lookup, bt, breakpoint set -f FILE -l LINE).\n"
+    "source lines (image lookup, bt, breakpoint set -f FILE -l LINE) and\n"
+    "unwind tables (exact backtraces from any instruction of such code).\n"
     "\n"
     "  --map PATH      follow this perf map instead (renamed files, core files)\n"
     "  --jitdump PATH  follow this jitdump instead\n"
