@@ -20,8 +20,26 @@ using jitsym::test::put;
 
 namespace {
 
+// V8 11.3's .eh_frame and .eh_frame_hdr for TurboFan code (from a real
+// `node --perf-prof` dump), its FDE's code address and size set for `size`.
+std::string v8Unwinding(uint64_t size) {
+  static const unsigned char kV8[88] = {
+      0x18, 0, 0, 0, 0, 0, 0, 0, 0x03, 'z', 'L', 'R', 0, 0x01, 0x78, 0x10, 0x02, 0xff, 0x1b,
+      0x0c, 0x07, 0x08, 0x90, 0x01, 0, 0, 0, 0, 0x20, 0, 0, 0, 0x20, 0, 0, 0, 0, 0, 0, 0,
+      0, 0, 0, 0, 0, 0x4f, 0x0e, 0x10, 0x86, 0x02, 0x43, 0x0d, 0x06, 0x02, 0x4b, 0x0d, 0x07,
+      0x41, 0x0e, 0x08, 0x52, 0x0c, 0x06, 0x10, 0, 0, 0, 0, 0x01, 0x1b, 0x03, 0x3b, 0xb8,
+      0xff, 0xff, 0xff, 0x01, 0, 0, 0, 0xac, 0xfd, 0xff, 0xff, 0xd8, 0xff, 0xff, 0xff};
+  std::string data(reinterpret_cast<const char *>(kV8), sizeof(kV8));
+  const int32_t start = -int32_t(((size + 7) & ~uint64_t(7)) + 0x24); // pc-relative
+  std::memcpy(&data[0x24], &start, 4);
+  const uint32_t range = uint32_t(size);
+  std::memcpy(&data[0x28], &range, 4);
+  return data;
+}
+
 // Records for functions [first, first + count): every function has code of
-// 0.5-2.5 KiB and an empty unwinding record, one in eight has line entries.
+// 0.5-2.5 KiB and an unwinding record; one in eight (optimized code) has line
+// entries and a real unwind table, the others an empty one.
 std::string functions(uint64_t first, uint64_t count) {
   std::string out, body;
   for (uint64_t i = first; i < first + count; ++i) {
@@ -44,10 +62,15 @@ std::string functions(uint64_t first, uint64_t count) {
       body.append(-body.size() % 8, '\0');
       appendRecord(out, JitdumpRecordId::CodeDebugInfo, body);
     }
-    body.assign(24, '\0');
-    body[0] = 20;
-    body[8] = 20;
-    body += std::string("\x01\x1b\x03\x3b", 4) + std::string(16, '\0');
+    const std::string unwinding = i % 8 == 0
+                                      ? v8Unwinding(size)
+                                      : std::string("\x01\x1b\x03\x3b", 4) + std::string(16, '\0');
+    body.clear();
+    put<uint64_t>(body, unwinding.size());
+    put<uint64_t>(body, 20);                                  // .eh_frame_hdr
+    put<uint64_t>(body, i % 8 == 0 ? unwinding.size() : 0);  // mapped_size
+    body += unwinding;
+    body.append(-body.size() % 8, '\0');
     appendRecord(out, JitdumpRecordId::CodeUnwindingInfo, body);
     test::appendCodeLoad(out, address, size, name, i);
   }
@@ -85,8 +108,40 @@ static void BM_LoadJitdump100MB(benchmark::State &state) {
   }
   state.counters["symbols"] = double(symbols);
   state.counters["MB"] = double(::lseek(::open(path.c_str(), O_RDONLY), 0, SEEK_END)) / 1e6;
+  state.counters["unwind_tables"] = 0; // not kept (CSV output needs the same counters)
 }
 BENCHMARK(BM_LoadJitdump100MB)
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(4)
+    ->Repetitions(9)
+    ->ReportAggregatesOnly(true);
+
+// What the plugin does: the same file read with unwind tables kept.
+static void BM_LoadJitdump100MBWithUnwindTables(benchmark::State &state) {
+  const std::string path = dumpPath();
+  write(path, test::jitdumpHeader() + functions(0, kFunctions), "wb");
+  size_t tables = 0, symbols = 0;
+  for (auto _ : state) {
+    SymbolTable table;
+    LineTables lines;
+    UnwindTables unwind;
+    JitdumpSymbolsOptions options;
+    options.unwind = &unwind;
+    JitdumpSymbols sink(table, lines, options);
+    JitdumpReader reader(path);
+    if (!reader.read(sink) || !sink.diagnostics.empty()) {
+      state.SkipWithError("read failed");
+      return;
+    }
+    tables = unwind.functionCount();
+    symbols = table.size();
+    benchmark::DoNotOptimize(symbols);
+  }
+  state.counters["symbols"] = double(symbols);
+  state.counters["MB"] = double(::lseek(::open(path.c_str(), O_RDONLY), 0, SEEK_END)) / 1e6;
+  state.counters["unwind_tables"] = double(tables);
+}
+BENCHMARK(BM_LoadJitdump100MBWithUnwindTables)
     ->Unit(benchmark::kMillisecond)
     ->Iterations(4)
     ->Repetitions(9)

@@ -2,7 +2,7 @@
 // LLVM's DWARFDataExtractorSimple, CFA programs checked with LLVM's CFIProgram.
 #include "jitsym/EhFrameParser.h"
 
-#include <map>
+#include <algorithm>
 
 #include "jitsym/HexText.h"
 #include "llvm/BinaryFormat/Dwarf.h"
@@ -141,7 +141,7 @@ Expected<CallFrameInfo> parseFde(const Extractor &data, uint64_t at, uint64_t en
 Expected<std::vector<CallFrameInfo>> parseEhFrame(std::string_view bytes, uint64_t address) {
   const Extractor data(StringRef(bytes.data(), bytes.size()), /*IsLittleEndian=*/true,
                        kAddressSize);
-  std::map<uint64_t, Cie> cies; // by offset
+  std::vector<std::pair<uint64_t, Cie>> cies; // by offset, ascending (a JIT writes one or two)
   std::vector<CallFrameInfo> frames;
   uint64_t at = 0;
   while (at < bytes.size()) {
@@ -163,10 +163,11 @@ Expected<std::vector<CallFrameInfo>> parseEhFrame(std::string_view bytes, uint64
       Expected<Cie> cie = parseCie(data, c.tell(), end, address);
       if (!cie)
         return cie.takeError();
-      cies[at] = std::move(*cie);
+      cies.emplace_back(at, std::move(*cie));
     } else {
       // An FDE: the id is the distance back to its CIE.
-      auto cie = id <= idAt ? cies.find(idAt - id) : cies.end();
+      auto cie = std::find_if(cies.begin(), cies.end(),
+                              [&](const auto &c) { return id <= idAt && c.first == idAt - id; });
       if (cie == cies.end())
         return problem(at, "FDE points to no CIE (back " + Twine(id) + " bytes)");
       Expected<CallFrameInfo> frame = parseFde(data, c.tell(), end, address, cie->second);
