@@ -88,7 +88,8 @@ private:
   llvm::Error publish(lldb::SBDebugger &debugger, const std::vector<Mapping> &mappings,
                       SymbolChanges &changes, SyncReport &report);
   bool namedByOtherModule(uint64_t address);
-  // Gives window `index` a debug object when any of its functions has lines.
+  // Gives window `index` a debug object when any of its functions has lines or
+  // an unwind table.
   llvm::Error publishDebugInfo(lldb::SBDebugger &debugger, uint64_t index);
   std::string sourceNames() const;
 
