@@ -6,7 +6,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
-#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "JitdumpBytes.h"
@@ -91,11 +91,29 @@ void write(const std::string &path, const std::string &bytes, const char *mode) 
 // About 100 MB: 60k functions.
 constexpr uint64_t kFunctions = 60000;
 
+// The 100 MB dump the load benchmarks read, written once per run.
+const std::string &loadDump() {
+  static const std::string path = [] {
+    const std::string p = dumpPath();
+    write(p, test::jitdumpHeader() + functions(0, kFunctions), "wb");
+    return p;
+  }();
+  return path;
+}
+
+// The same counters for every load benchmark (CSV output needs them all).
+void reportLoad(benchmark::State &state, size_t symbols, size_t unwindTables) {
+  struct stat st {};
+  ::stat(loadDump().c_str(), &st);
+  state.counters["symbols"] = double(symbols);
+  state.counters["MB"] = double(st.st_size) / 1e6;
+  state.counters["unwind_tables"] = double(unwindTables);
+}
+
 } // namespace
 
 static void BM_LoadJitdump100MB(benchmark::State &state) {
-  const std::string path = dumpPath();
-  write(path, test::jitdumpHeader() + functions(0, kFunctions), "wb");
+  const std::string &path = loadDump();
   size_t symbols = 0;
   for (auto _ : state) {
     auto loaded = loadJitdump(path);
@@ -106,9 +124,7 @@ static void BM_LoadJitdump100MB(benchmark::State &state) {
     symbols = loaded->table.size();
     benchmark::DoNotOptimize(symbols);
   }
-  state.counters["symbols"] = double(symbols);
-  state.counters["MB"] = double(::lseek(::open(path.c_str(), O_RDONLY), 0, SEEK_END)) / 1e6;
-  state.counters["unwind_tables"] = 0; // not kept (CSV output needs the same counters)
+  reportLoad(state, symbols, 0); // unwind tables are not kept
 }
 BENCHMARK(BM_LoadJitdump100MB)
     ->Unit(benchmark::kMillisecond)
@@ -118,8 +134,7 @@ BENCHMARK(BM_LoadJitdump100MB)
 
 // What the plugin does: the same file read with unwind tables kept.
 static void BM_LoadJitdump100MBWithUnwindTables(benchmark::State &state) {
-  const std::string path = dumpPath();
-  write(path, test::jitdumpHeader() + functions(0, kFunctions), "wb");
+  const std::string &path = loadDump();
   size_t tables = 0, symbols = 0;
   for (auto _ : state) {
     SymbolTable table;
@@ -137,9 +152,7 @@ static void BM_LoadJitdump100MBWithUnwindTables(benchmark::State &state) {
     symbols = table.size();
     benchmark::DoNotOptimize(symbols);
   }
-  state.counters["symbols"] = double(symbols);
-  state.counters["MB"] = double(::lseek(::open(path.c_str(), O_RDONLY), 0, SEEK_END)) / 1e6;
-  state.counters["unwind_tables"] = double(tables);
+  reportLoad(state, symbols, tables);
 }
 BENCHMARK(BM_LoadJitdump100MBWithUnwindTables)
     ->Unit(benchmark::kMillisecond)
