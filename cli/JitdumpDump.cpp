@@ -98,6 +98,10 @@ public:
       out_ << ": unwind_data_size " << unwind->unwindDataSize << " eh_frame_hdr_size "
            << unwind->ehFrameHeaderSize << " mapped_size " << unwind->mappedSize;
       pendingEhFrame_ = std::string(ehFrameOf(*unwind)); // for the next CODE_LOAD
+    } else if (const auto *unload = std::get_if<JitCodeUnload>(&record.body)) {
+      out_ << ": pid " << unload->pid << " tid " << unload->tid << " code_addr "
+           << llvm::format_hex(unload->codeAddress, 0) << " code_size "
+           << llvm::format_hex(unload->codeSize, 0) << " code_index " << unload->codeIndex;
     } else if (std::holds_alternative<std::monostate>(record.body)) {
       out_ << ": unknown id, skipped";
     }

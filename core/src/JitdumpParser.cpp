@@ -20,6 +20,7 @@ constexpr size_t kCodeMoveFixed = kJitdumpRecordHeaderSize + 48;
 constexpr size_t kDebugInfoFixed = kJitdumpRecordHeaderSize + 16;
 constexpr size_t kDebugEntryFixed = 16;
 constexpr size_t kUnwindingFixed = kJitdumpRecordHeaderSize + 24;
+constexpr size_t kCodeUnloadFixed = kJitdumpRecordHeaderSize + 32;
 // Line entries lie within this distance of their code's start.
 constexpr uint64_t kMaxDebugSpan = uint64_t(1) << 32;
 
@@ -121,6 +122,20 @@ void parseCodeMove(Cursor &c, JitdumpRecordParse &parse) {
   if (move.newAddress + move.codeSize < move.newAddress)
     return malformed(parse, "new range wraps past the end of memory");
   parse.record.body = move;
+  parse.kind = JitdumpRecordParse::Complete;
+}
+
+void parseCodeUnload(Cursor &c, JitdumpRecordParse &parse) {
+  if (parse.record.size < kCodeUnloadFixed)
+    return malformed(parse, "record of " + std::to_string(parse.record.size) +
+                                " bytes is too small for its fields");
+  JitCodeUnload unload;
+  c.read(unload.pid);
+  c.read(unload.tid);
+  c.read(unload.codeAddress);
+  c.read(unload.codeSize);
+  c.read(unload.codeIndex);
+  parse.record.body = unload;
   parse.kind = JitdumpRecordParse::Complete;
 }
 
@@ -229,6 +244,8 @@ std::string jitdumpRecordName(uint32_t id) {
     return "CODE_CLOSE";
   case JitdumpRecordId::CodeUnwindingInfo:
     return "CODE_UNWINDING_INFO";
+  case JitdumpRecordId::JitsymCodeUnload:
+    return "JITSYM_CODE_UNLOAD";
   }
   return "record " + std::to_string(id);
 }
@@ -338,6 +355,9 @@ JitdumpRecordParse parseJitdumpRecord(std::string_view bytes, bool byteSwapped) 
     break;
   case JitdumpRecordId::CodeClose:
     parse.record.body = JitCodeClose{};
+    break;
+  case JitdumpRecordId::JitsymCodeUnload:
+    parseCodeUnload(body, parse);
     break;
   default:
     break; // an id from a newer writer: skipped by size

@@ -55,6 +55,8 @@ void JitdumpSymbols::onRecord(const JitdumpRecord &record, uint64_t offset) {
     this->load(*load);
   } else if (const auto *move = std::get_if<JitCodeMove>(&record.body)) {
     this->move(*move);
+  } else if (const auto *unload = std::get_if<JitCodeUnload>(&record.body)) {
+    this->unload(*unload);
   } else if (const auto *info = std::get_if<JitDebugInfo>(&record.body)) {
     // The record's bytes go away after this call: keep the file names.
     std::vector<JitLineEntry> entries = info->entries;
@@ -158,6 +160,23 @@ void JitdumpSymbols::move(const JitCodeMove &move) {
   lines_.move(move.oldAddress, move.newAddress);
   if (options_.unwind)
     options_.unwind->move(move.oldAddress, move.newAddress);
+}
+
+// Only the exact code the record names goes: if newer code took the range
+// already, the unload is stale and the newer code stays.
+void JitdumpSymbols::unload(const JitCodeUnload &unload) {
+  ++unloads;
+  const Symbol *live = table_.findByAddress(unload.codeAddress);
+  if (!live || live->address != unload.codeAddress || live->size != unload.codeSize) {
+    ++unloadsOfUnknownCode;
+    return;
+  }
+  table_.remove(unload.codeAddress, unload.codeSize);
+  if (options_.trackCodeStarts)
+    codeStarts_.erase(unload.codeAddress);
+  lines_.erase(unload.codeAddress);
+  if (options_.unwind)
+    options_.unwind->erase(unload.codeAddress);
 }
 
 } // namespace jitsym

@@ -25,7 +25,19 @@ enum class JitdumpRecordId : uint32_t {
   CodeDebugInfo = 2,
   CodeClose = 3,
   CodeUnwindingInfo = 4,
+  // jitsym's own record (the specification has none for this): the code that
+  // CODE_LOAD code_index put at [code_addr, code_addr + code_size) was freed.
+  // Body: u32 pid, u32 tid, u64 code_addr, u64 code_size, u64 code_index.
+  // Other readers skip it by total_size as they skip any id they do not know
+  // (perf inject warns "unknown record type" and goes on). "JS" 0001: far from
+  // the ids the specification may add.
+  JitsymCodeUnload = 0x4A530001,
 };
+
+// Line entry addresses follow perf inject's convention, which V8 writes: the
+// code's address plus the offset of the line's code plus 0x40, where perf's
+// generated ELF puts its .text.
+constexpr uint64_t kPerfDebugAddressBias = 0x40;
 
 // "CODE_LOAD", or "record 7" for ids the specification does not define.
 std::string jitdumpRecordName(uint32_t id);
@@ -81,13 +93,18 @@ struct JitUnwindingInfo {
 
 struct JitCodeClose {};
 
+struct JitCodeUnload {
+  uint32_t pid = 0, tid = 0;
+  uint64_t codeAddress = 0, codeSize = 0, codeIndex = 0;
+};
+
 struct JitdumpRecord {
   uint32_t id = 0;
   uint32_t size = 0;      // total_size, header included
   uint64_t timestamp = 0;
   // Empty for an id the specification does not define (skipped by size).
   std::variant<std::monostate, JitCodeLoad, JitCodeMove, JitDebugInfo, JitUnwindingInfo,
-               JitCodeClose>
+               JitCodeClose, JitCodeUnload>
       body;
 };
 

@@ -1,7 +1,8 @@
 // Turns jitdump records into symbols, line tables and unwind tables: CODE_LOAD
 // announces a symbol (with the lines of the CODE_DEBUG_INFO and the .eh_frame of
-// the CODE_UNWINDING_INFO that preceded it), CODE_MOVE moves one, and a later
-// announcement over reused memory wins as with perf maps.
+// the CODE_UNWINDING_INFO that preceded it), CODE_MOVE moves one, jitsym's
+// JITSYM_CODE_UNLOAD removes one, and a later announcement over reused memory
+// wins as with perf maps.
 #pragma once
 
 #include <deque>
@@ -17,11 +18,6 @@
 #include "jitsym/UnwindTables.h"
 
 namespace jitsym {
-
-// Line entry addresses follow perf inject's convention, which V8 writes: the
-// code's address plus the offset of the line's code plus 0x40, where perf's
-// generated ELF puts its .text.
-constexpr uint64_t kPerfDebugAddressBias = 0x40;
 
 struct JitdumpSymbolsOptions {
   // Keep what announced() needs (a set of code addresses; costs a hash insert
@@ -50,12 +46,14 @@ public:
   bool announced(uint64_t address) const { return codeStarts_.count(address) != 0; }
   std::vector<Diagnostic> diagnostics;
   uint64_t loads = 0, moves = 0, movesOfUnknownCode = 0;
+  uint64_t unloads = 0, unloadsOfUnknownCode = 0;
 
 private:
   void load(const JitCodeLoad &load);
   void loadLines(const JitCodeLoad &load);
   void loadUnwindTables(const JitCodeLoad &load);
   void move(const JitCodeMove &move);
+  void unload(const JitCodeUnload &unload);
 
   SymbolTable &table_;
   LineTables &lines_;
