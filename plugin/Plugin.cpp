@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "JvmSignals.h"
 #include "TargetSync.h"
 #include "jitsym/PrivateDir.h"
 #include "lldb/API/LLDB.h"
@@ -29,6 +30,7 @@ const char *kSyntax =
     "jit-sync [--map PATH] [--jitdump PATH] [--force]\n"
     "jit-sync --auto on|off\n"
     "jit-sync --watch-compiles on|off\n"
+    "jit-sync --jvm-signals on|off\n"
     "jit-sync --status\n"
     "jit-sync --clear\n"
     "\n"
@@ -51,6 +53,10 @@ const char *kSyntax =
     "               each write(2) of the process so a JIT function's breakpoint\n"
     "               resolves when it is compiled, before it runs (default on;\n"
     "               about 1.2 ms a write, only while a breakpoint is pending)\n"
+    "  --jvm-signals on|off  when the target is a JVM, pass the signals HotSpot\n"
+    "               raises itself (SIGSEGV SIGBUS SIGILL SIGFPE SIGUSR2) without\n"
+    "               stopping, at launch or at the first stop after an attach,\n"
+    "               unless you set the handling of one of them (default on)\n"
     "  --status     show what is being followed for the selected target\n"
     "  --clear      remove this target's JIT modules and forget the files\n"
     "\n"
@@ -62,6 +68,7 @@ struct Options {
   bool onStop = false, status = false, clear = false;
   std::optional<bool> autoMode;
   std::optional<bool> watchMode;
+  std::optional<bool> jvmSignalsMode;
 };
 
 class Registry {
@@ -73,10 +80,12 @@ public:
     states_.push_back(std::make_unique<TargetSync>(target));
     states_.back()->autoSync = defaultAuto_;
     states_.back()->watchCompiles = defaultWatch_;
+    states_.back()->jvmSignals = defaultJvmSignals_;
     return *states_.back();
   }
   void setDefaultAuto(bool on) { defaultAuto_ = on; }
   void setDefaultWatch(bool on) { defaultWatch_ = on; }
+  void setDefaultJvmSignals(bool on) { defaultJvmSignals_ = on; }
   // Targets deleted by the user (LLDB marks them invalid): their state goes too.
   // Other debuggers' targets stay: one process may host several debuggers.
   void prune() {
@@ -106,6 +115,7 @@ private:
   std::vector<std::unique_ptr<TargetSync>> states_;
   bool defaultAuto_ = true;
   bool defaultWatch_ = true;
+  bool defaultJvmSignals_ = true;
 };
 
 Registry &registry() {
@@ -191,7 +201,8 @@ bool parseOptions(char **args, Options &options, std::string &error) {
       options.sync.jitdumpPath = v;
     } else if (arg == "--force" || arg == "-f") {
       options.sync.force = true;
-    } else if (arg == "--auto" || arg == "-a" || arg == "--watch-compiles" || arg == "-w") {
+    } else if (arg == "--auto" || arg == "-a" || arg == "--watch-compiles" || arg == "-w" ||
+               arg == "--jvm-signals") {
       const char *v = value("'on' or 'off'");
       if (!v)
         return false;
@@ -200,7 +211,10 @@ bool parseOptions(char **args, Options &options, std::string &error) {
         return false;
       }
       bool on = std::strcmp(v, "on") == 0;
-      (arg == "--auto" || arg == "-a" ? options.autoMode : options.watchMode) = on;
+      if (arg == "--jvm-signals")
+        options.jvmSignalsMode = on;
+      else
+        (arg == "--auto" || arg == "-a" ? options.autoMode : options.watchMode) = on;
     } else if (arg == "--status" || arg == "-s") {
       options.status = true;
     } else if (arg == "--clear" || arg == "-c") {
@@ -253,8 +267,12 @@ bool onRuntimeWrite(void *, lldb::SBProcess &process, lldb::SBThread &thread,
 
 // The compile watch is wanted while automatic sync is on and a breakpoint of the
 // user's is pending; checked at every stop and before every resume.
+// Not for a JVM: its agent writes a jitdump, which is read at stops, and
+// HotSpot's threads write all the time, often several at once (where LLDB
+// has shown the watch's stop to the user instead of resuming).
 void updateCompileWatch(TargetSync &state) {
-  state.compileWatch.update(state.target(), state.autoSync && state.watchCompiles,
+  const bool jvm = state.runsJvm();
+  state.compileWatch.update(state.target(), state.autoSync && state.watchCompiles && !jvm,
                             onRuntimeWrite);
 }
 
@@ -269,6 +287,26 @@ bool beforeResume(void *baton, const char **) {
   std::lock_guard<std::mutex> lock(registryMutex());
   updateCompileWatch(registry().forTarget(target));
   return false;
+}
+
+// Before `process launch`: as beforeResume, and a JVM gets its signals passed
+// before it can raise one.
+bool beforeLaunch(void *baton, const char **command) {
+  auto *debugger = static_cast<lldb::SBDebugger *>(baton);
+  lldb::SBTarget target = debugger->GetSelectedTarget();
+  if (target.IsValid()) {
+    std::lock_guard<std::mutex> lock(registryMutex());
+    TargetSync &state = registry().forTarget(target);
+    if (state.jvmSignals && state.runsJvm()) {
+      const std::string note = passJvmSignalsBeforeLaunch(*debugger, target);
+      lldb::SBFile out = debugger->GetOutputFile();
+      size_t written = 0;
+      if (!note.empty() && out.IsValid())
+        out.Write(reinterpret_cast<const uint8_t *>(note.data()), note.size(), &written);
+      state.jvmSignalsChecked = true;
+    }
+  }
+  return beforeResume(baton, command);
 }
 
 class JitSyncCommand : public lldb::SBCommandPluginInterface {
@@ -292,6 +330,15 @@ public:
         reg.forTarget(debugger.GetTargetAtIndex(i)).autoSync = *options.autoMode;
       result.Printf("jit-sync: automatic sync at every stop is %s\n",
                     *options.autoMode ? "on" : "off");
+      result.SetStatus(lldb::eReturnStatusSuccessFinishResult);
+      return true;
+    }
+    if (options.jvmSignalsMode) {
+      reg.setDefaultJvmSignals(*options.jvmSignalsMode);
+      for (uint32_t i = 0; i < debugger.GetNumTargets(); ++i)
+        reg.forTarget(debugger.GetTargetAtIndex(i)).jvmSignals = *options.jvmSignalsMode;
+      result.Printf("jit-sync: passing a JVM's own signals to it is %s\n",
+                    *options.jvmSignalsMode ? "on" : "off");
       result.SetStatus(lldb::eReturnStatusSuccessFinishResult);
       return true;
     }
@@ -322,6 +369,8 @@ public:
                       state.compileWatch.locations(target));
       else if (!state.watchCompiles)
         result.Printf("compile watch: off (--watch-compiles off)\n");
+      else if (state.runsJvm())
+        result.Printf("compile watch: off (a JVM: its jitdump is read at stops)\n");
       else
         result.Printf("compile watch: off (no pending breakpoint)\n");
       result.SetStatus(lldb::eReturnStatusSuccessFinishResult);
@@ -332,6 +381,13 @@ public:
       result.Printf("jit-sync: cleared the JIT modules of this target\n");
       result.SetStatus(lldb::eReturnStatusSuccessFinishResult);
       return true;
+    }
+    // An attached JVM (or one launched before the plugin was loaded): its
+    // signals, once, at the first stop.
+    if (state.jvmSignals && !state.jvmSignalsChecked && target.GetProcess().IsValid() &&
+        state.runsJvm()) {
+      state.jvmSignalsChecked = true;
+      result.Printf("%s", passJvmSignalsToProcess(debugger, target).c_str());
     }
     if (options.onStop && !state.autoSync)
       return true;
@@ -398,7 +454,7 @@ bool lldb::PluginInitialize(lldb::SBDebugger debugger) {
   debugger.AddDestroyCallback(destroyCallback, nullptr);
   // Lives as long as the debugger's commands can run.
   auto *baton = new lldb::SBDebugger(debugger);
-  for (const char *resume : {"process continue", "process launch"})
-    interpreter.SetCommandOverrideCallback(resume, beforeResume, baton);
+  interpreter.SetCommandOverrideCallback("process continue", beforeResume, baton);
+  interpreter.SetCommandOverrideCallback("process launch", beforeLaunch, baton);
   return true;
 }

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "CompileWatch.h"
+#include "JvmSignals.h"
 #include "PendingBreakpoints.h"
 #include "StdioBuffer.h"
 #include "WindowModules.h"
@@ -65,6 +66,14 @@ public:
   lldb::SBTarget &target() { return target_; }
   bool autoSync = true;
   bool watchCompiles = true; // see CompileWatch
+  bool jvmSignals = true;    // see JvmSignals
+  bool jvmSignalsChecked = false; // whether this target's JVM signals were seen to
+  // Whether the target runs a JVM (see JvmSignals.h); a yes is kept.
+  bool runsJvm() {
+    if (!isJvm_)
+      isJvm_ = jitsym::plugin::runsJvm(target_);
+    return isJvm_;
+  }
   CompileWatch compileWatch;
   bool hasModules() const { return modules_ && modules_->size() > 0; }
   std::string status() const;
@@ -94,6 +103,7 @@ private:
   std::string sourceNames() const;
 
   lldb::SBTarget target_;
+  bool isJvm_ = false;
   std::optional<ProcessIdentity> process_;
   std::string directory_;
   // The sources. Both may be followed at once (node --perf-prof
