@@ -1,0 +1,48 @@
+// What HotSpot knows about its compiled methods (nmethods) and JVMTI does not
+// report: the compilation tier (comp_level: 0 native wrapper, 1-3 C1, 4 C2)
+// and the true name and descriptor of the Method compiled. JVMTI gives the
+// method-handle intrinsics (MethodHandle.linkToStatic, linkToSpecial,
+// invokeBasic... wrappers, one Method per erased signature) one shared
+// jmethodID, so it names them all alike, even with the wrong method name.
+//
+// Read through the tables HotSpot exports about its own data structures
+// (gHotSpotVMStructs, gHotSpotVMTypes, gHotSpotVMIntConstants: what the
+// serviceability agent reads): the nmethod that owns an address is found
+// through the code heap's segment map and must point back at the code asked
+// about; then its _comp_level, or its Method -> ConstMethod -> ConstantPool
+// -> name and signature Symbols. A JVM laid out differently yields nullopt, never a
+// wrong answer.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+
+namespace jitsym::jvmti {
+
+struct CompiledMethodName {
+  std::string name;       // "linkToStatic"
+  std::string descriptor; // "(ILjava/lang/invoke/MemberName;)I"
+};
+
+class HotSpotNmethods {
+public:
+  // nullptr and `error` set when this JVM does not describe how to find an
+  // nmethod. Otherwise `error` is left naming what it lacks for tiers or
+  // descriptors (empty when nothing): those queries then return nullopt.
+  static std::unique_ptr<HotSpotNmethods> fromThisJvm(std::string &error);
+  virtual ~HotSpotNmethods() = default;
+
+  // The tier of the nmethod whose code starts at `codeBegin`; nullopt when it
+  // cannot be established. Reads only the code heap: safe for any address.
+  virtual std::optional<int> levelOf(const void *codeBegin) const = 0;
+
+  // The name and descriptor of the Method compiled into the nmethod whose
+  // code starts at `codeBegin`; nullopt when they cannot be established.
+  // Reads metadata outside the code heap: the nmethod must be known alive,
+  // e.g. `codeBegin` is the code address of a CompiledMethodLoad event,
+  // during that event.
+  virtual std::optional<CompiledMethodName> methodOf(const void *codeBegin) const = 0;
+};
+
+} // namespace jitsym::jvmti
