@@ -25,6 +25,9 @@ os.chmod(config.environment["JITSYM_DIR"], 0o700)
 tools = config.llvm_tools_dir
 config.substitutions.append(("%jitsym", os.path.join(config.jitsym_build_dir, "bin", "jitsym")))
 config.substitutions.append(("%plugin", os.path.join(config.jitsym_build_dir, "lib", "libjitsym-lldb.so")))
+config.substitutions.append(("%jvmti_agent", os.path.join(config.jitsym_build_dir, "lib", "libjitsym-jvmti.so")))
+config.substitutions.append(("%buildlib", os.path.join(config.jitsym_build_dir, "lib")))
+config.substitutions.append(("%java_examples", os.path.join(config.jitsym_build_dir, "examples", "java")))
 config.substitutions.append(("%tinyjit", os.path.join(config.jitsym_build_dir, "bin", "tinyjit")))
 config.substitutions.append(("%lldb", config.lldb + " --no-lldbinit -b"))
 config.substitutions.append(("%python", "/usr/bin/python3"))
@@ -39,3 +42,5 @@ if shutil.which("node"):
     config.available_features.add("node")
 if shutil.which("java") and shutil.which("jcmd"):
     config.available_features.add("java")
+    if os.path.exists(os.path.join(config.jitsym_build_dir, "lib", "libjitsym-jvmti.so")):
+        config.available_features.add("jvmti")
