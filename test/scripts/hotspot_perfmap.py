@@ -12,47 +12,22 @@ the /tmp/perf-PID.map it wrote is removed.
 """
 import os
 import shutil
-import subprocess
 import sys
-import time
 
-
-def wait_for(predicate, seconds):
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if predicate():
-            return True
-        time.sleep(0.05)
-    return predicate()
+sys.path.insert(0, os.path.dirname(__file__))
+from jvm import Jvm  # noqa: E402
 
 
 def main():
     source, main_class, workdir, out_map, name = sys.argv[1:6]
-    java, jcmd, javac = (shutil.which(t) for t in ("java", "jcmd", "javac"))
-    os.makedirs(workdir, exist_ok=True)
-    ready = os.path.join(workdir, "ready")
-    stop = os.path.join(workdir, "stop")
-    for path in (ready, stop, out_map):
-        if os.path.exists(path):
-            os.remove(path)
-
-    if javac:
-        subprocess.run([javac, "-d", workdir, source], check=True)
-        command = [java, "-cp", workdir, main_class, ready, stop]
-    else:  # JDK 11+ runs a single source file directly
-        command = [java, source, ready, stop]
-    jvm = subprocess.Popen(command, stdout=subprocess.DEVNULL)
-    perf_map = "/tmp/perf-%d.map" % jvm.pid
-    try:
-        if not wait_for(lambda: os.path.exists(ready) or jvm.poll() is not None, 20):
-            sys.exit("error: the JVM did not warm up within 20 s")
-        if jvm.poll() is not None:
-            sys.exit("error: the JVM exited early with status %d" % jvm.returncode)
+    if os.path.exists(out_map):
+        os.remove(out_map)
+    with Jvm(source, main_class, workdir) as jvm:
         print("jvm ready")
         sys.stdout.flush()
-        result = subprocess.run([jcmd, str(jvm.pid), "Compiler.perfmap"],
-                                capture_output=True, text=True, timeout=20)
+        result = jvm.jcmd("Compiler.perfmap")
         print("jcmd: " + " ".join(result.stdout.split()[1:]))
+        perf_map = "/tmp/perf-%d.map" % jvm.pid
         if result.returncode != 0 or not os.path.exists(perf_map):
             sys.exit("error: jcmd Compiler.perfmap wrote no %s: %s%s"
                      % (perf_map, result.stdout, result.stderr))
@@ -63,15 +38,6 @@ def main():
         for line in lines:
             if name in line:
                 print("entry: " + line)
-    finally:
-        open(stop, "w").close()
-        try:
-            jvm.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            jvm.kill()
-            jvm.wait()
-        if os.path.exists(perf_map):
-            os.remove(perf_map)
     print("jvm stopped")
 
 
