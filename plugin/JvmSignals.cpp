@@ -81,10 +81,10 @@ std::string passJvmSignalsToProcess(lldb::SBDebugger &debugger, lldb::SBTarget &
     const int32_t number = signals.GetSignalNumberFromName(name);
     const bool stop = signals.GetShouldStop(number), notify = signals.GetShouldNotify(number);
     const bool pass = !signals.GetShouldSuppress(number);
-    if (stop && notify && !pass)
-      alreadyPassed = false; // LLDB's default
+    if (stop && notify && pass)
+      alreadyPassed = false; // LLDB's default on Linux: stop, say so, pass on
     else if (stop || notify || !pass)
-      return ""; // neither the default nor ours: the user's choice
+      return ""; // neither LLDB's default nor ours: the user's choice
   }
   if (alreadyPassed)
     return "";
