@@ -148,19 +148,18 @@ void JNICALL onDynamicCodeGenerated(jvmtiEnv *, const char *name, const void *ad
                         static_cast<uint64_t>(length), name ? name : "<stub>", {});
 }
 
-// Replays the code that exists already. CompiledMethodLoad is sent only in
-// the live phase, so what was compiled before VM init is replayed then;
-// DynamicCodeGenerated is sent from the primordial phase on, so stubs are
-// replayed only after an attach (at VM init they would all be written twice).
-void generateEvents(jvmtiEnv *jvmti, bool stubs) {
-  if (stubs)
-    check(jvmti, jvmti->GenerateEvents(JVMTI_EVENT_DYNAMIC_CODE_GENERATED),
-          "GenerateEvents(DYNAMIC_CODE_GENERATED)");
+// Replays the code that exists already: compiled before VM init (the load
+// event is sent only in the live phase) or before an attach. Stubs reported
+// live already are not written again (JitOutput), but HotSpot reports some
+// only when asked.
+void generateEvents(jvmtiEnv *jvmti) {
+  check(jvmti, jvmti->GenerateEvents(JVMTI_EVENT_DYNAMIC_CODE_GENERATED),
+        "GenerateEvents(DYNAMIC_CODE_GENERATED)");
   check(jvmti, jvmti->GenerateEvents(JVMTI_EVENT_COMPILED_METHOD_LOAD),
         "GenerateEvents(COMPILED_METHOD_LOAD)");
 }
 
-void JNICALL onVMInit(jvmtiEnv *jvmti, JNIEnv *, jthread) { generateEvents(jvmti, false); }
+void JNICALL onVMInit(jvmtiEnv *jvmti, JNIEnv *, jthread) { generateEvents(jvmti); }
 
 void JNICALL onVMDeath(jvmtiEnv *, JNIEnv *) {
   if (agent && agent->output)
@@ -245,7 +244,7 @@ jint start(JavaVM *vm, const char *optionText, bool attached) {
     std::fprintf(stderr, "jitsym-jvmti: writing %s%s%s\n", agent->output->dumpPath().c_str(),
                  options->perfMap ? " and " : "", agent->output->mapPath().c_str());
   if (attached)
-    generateEvents(jvmti, true); // live phase already: no VMInit will come
+    generateEvents(jvmti); // live phase already: no VMInit will come
   return JNI_OK;
 }
 

@@ -118,6 +118,11 @@ void JitOutput::load(const void *owner, uint64_t address, uint64_t size, std::st
   std::lock_guard<std::mutex> lock(mutex_);
   if (closed_)
     return;
+  if (!owner) { // a stub replayed by GenerateEvents that is in the dump already
+    auto known = live_.find(address);
+    if (known != live_.end() && !known->second.owner && known->second.size == size)
+      return;
+  }
   const uint64_t index = nextIndex_++;
   const uint64_t now = monotonicNanoseconds();
   if (!lineFields.empty())

@@ -27,7 +27,8 @@ public:
   ~JitOutput();
 
   // Code at [address, address + size) now holds `name`. `owner` identifies
-  // what put it there (the jmethodID; null for stubs), for unload().
+  // what put it there (the jmethodID; null for stubs), for unload(). A stub
+  // already written at the same address and size is not written again.
   void load(const void *owner, uint64_t address, uint64_t size, std::string_view name,
             const std::vector<PcLine> &lines);
   // `owner`'s code at `address` was freed. Written only when it is still the
