@@ -28,10 +28,16 @@ std::string handle(lldb::SBDebugger &debugger, lldb::SBTarget &target, const std
   return result.GetOutput() ? result.GetOutput() : "";
 }
 
-std::string passed(const char *how) {
-  return std::string("jit-sync: the target is a JVM: ") + how +
-         " SIGSEGV SIGBUS SIGILL SIGFPE SIGUSR2 to it without stopping (HotSpot raises them "
-         "itself; 'jit-sync --jvm-signals off' keeps LLDB's handling)\n";
+constexpr const char *kPassedNote =
+    "jit-sync: the target is a JVM: passing SIGSEGV SIGBUS SIGILL SIGFPE SIGUSR2 to it "
+    "without stopping (HotSpot raises them itself; 'jit-sync --jvm-signals off' keeps "
+    "LLDB's handling)\n";
+
+// Passes the signals; the note for the user when LLDB took the command.
+std::string pass(lldb::SBDebugger &debugger, lldb::SBTarget &target) {
+  bool ok = false;
+  handle(debugger, target, std::string(kJvmSignals) + " -s false -n false -p true", ok);
+  return ok ? kPassedNote : "";
 }
 
 } // namespace
@@ -68,8 +74,7 @@ std::string passJvmSignalsBeforeLaunch(lldb::SBDebugger &debugger, lldb::SBTarge
   for (const char *name : kNames)
     if (listed.find(name) != std::string::npos)
       return "";
-  handle(debugger, target, std::string(kJvmSignals) + " -s false -n false -p true", ok);
-  return ok ? passed("passing") : "";
+  return pass(debugger, target);
 }
 
 std::string passJvmSignalsToProcess(lldb::SBDebugger &debugger, lldb::SBTarget &target) {
@@ -86,11 +91,7 @@ std::string passJvmSignalsToProcess(lldb::SBDebugger &debugger, lldb::SBTarget &
     else if (stop || notify || !pass)
       return ""; // neither LLDB's default nor ours: the user's choice
   }
-  if (alreadyPassed)
-    return "";
-  bool ok = false;
-  handle(debugger, target, std::string(kJvmSignals) + " -s false -n false -p true", ok);
-  return ok ? passed("passing") : "";
+  return alreadyPassed ? "" : pass(debugger, target);
 }
 
 } // namespace jitsym::plugin

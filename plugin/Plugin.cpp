@@ -324,36 +324,31 @@ public:
     reg.prune();
     lldb::SBTarget target = debugger.GetSelectedTarget();
 
-    if (options.autoMode) {
-      reg.setDefaultAuto(*options.autoMode);
+    // --auto, --jvm-signals, --watch-compiles: a switch for every target of
+    // this debugger, and the default of the ones created later.
+    auto switchAll = [&](bool on, auto setDefault, auto apply, const char *what) {
+      (reg.*setDefault)(on);
       for (uint32_t i = 0; i < debugger.GetNumTargets(); ++i)
-        reg.forTarget(debugger.GetTargetAtIndex(i)).autoSync = *options.autoMode;
-      result.Printf("jit-sync: automatic sync at every stop is %s\n",
-                    *options.autoMode ? "on" : "off");
+        apply(reg.forTarget(debugger.GetTargetAtIndex(i)), on);
+      result.Printf("jit-sync: %s is %s\n", what, on ? "on" : "off");
       result.SetStatus(lldb::eReturnStatusSuccessFinishResult);
       return true;
-    }
-    if (options.jvmSignalsMode) {
-      reg.setDefaultJvmSignals(*options.jvmSignalsMode);
-      for (uint32_t i = 0; i < debugger.GetNumTargets(); ++i)
-        reg.forTarget(debugger.GetTargetAtIndex(i)).jvmSignals = *options.jvmSignalsMode;
-      result.Printf("jit-sync: passing a JVM's own signals to it is %s\n",
-                    *options.jvmSignalsMode ? "on" : "off");
-      result.SetStatus(lldb::eReturnStatusSuccessFinishResult);
-      return true;
-    }
-    if (options.watchMode) {
-      reg.setDefaultWatch(*options.watchMode);
-      for (uint32_t i = 0; i < debugger.GetNumTargets(); ++i) {
-        TargetSync &state = reg.forTarget(debugger.GetTargetAtIndex(i));
-        state.watchCompiles = *options.watchMode;
-        updateCompileWatch(state);
-      }
-      result.Printf("jit-sync: resolving pending breakpoints at compile time is %s\n",
-                    *options.watchMode ? "on" : "off");
-      result.SetStatus(lldb::eReturnStatusSuccessFinishResult);
-      return true;
-    }
+    };
+    if (options.autoMode)
+      return switchAll(*options.autoMode, &Registry::setDefaultAuto,
+                       [](TargetSync &state, bool on) { state.autoSync = on; },
+                       "automatic sync at every stop");
+    if (options.jvmSignalsMode)
+      return switchAll(*options.jvmSignalsMode, &Registry::setDefaultJvmSignals,
+                       [](TargetSync &state, bool on) { state.jvmSignals = on; },
+                       "passing a JVM's own signals to it");
+    if (options.watchMode)
+      return switchAll(*options.watchMode, &Registry::setDefaultWatch,
+                       [](TargetSync &state, bool on) {
+                         state.watchCompiles = on;
+                         updateCompileWatch(state);
+                       },
+                       "resolving pending breakpoints at compile time");
     if (!target.IsValid()) {
       if (options.onStop)
         return true;

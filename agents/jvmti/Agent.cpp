@@ -23,7 +23,6 @@ namespace jitsym::jvmti {
 namespace {
 
 struct Agent {
-  jvmtiEnv *jvmti = nullptr;
   AgentOptions options;
   std::unique_ptr<JitOutput> output;
   // HotSpot's own view of its nmethods (VMStructs): tiers, and the true names
@@ -80,7 +79,7 @@ std::vector<PcLine> pcLinesFromInlining(const void *compileInfo, MethodFactsCach
       if (!method || method->sourcePath.empty())
         continue;
       if (std::optional<uint32_t> line = lineOfBci(method->lines, info.bcis[0]))
-        pcs.push_back({reinterpret_cast<uint64_t>(info.pc), method->sourcePath, *line});
+        pcs.push_back({reinterpret_cast<uint64_t>(info.pc), *line, 0, method->sourcePath});
     }
   }
   return pcs;
@@ -93,7 +92,7 @@ std::vector<PcLine> pcLinesFromMap(const MethodFacts *method, jint length,
     return pcs;
   for (jint i = 0; i < length; ++i)
     if (std::optional<uint32_t> line = lineOfBci(method->lines, map[i].location))
-      pcs.push_back({reinterpret_cast<uint64_t>(map[i].start_address), method->sourcePath, *line});
+      pcs.push_back({reinterpret_cast<uint64_t>(map[i].start_address), *line, 0, method->sourcePath});
   return pcs;
 }
 
@@ -212,7 +211,6 @@ jint start(JavaVM *vm, const char *optionText, bool attached) {
     return JNI_ERR;
 
   auto created = std::make_unique<Agent>();
-  created->jvmti = jvmti;
   created->options = *options;
   created->nmethods = HotSpotNmethods::fromThisJvm(error);
   if (options->tier && !error.empty())
