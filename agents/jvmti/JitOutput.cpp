@@ -108,11 +108,7 @@ void JitOutput::writeLocked(int &fd, const std::string &path, const std::string 
 }
 
 void JitOutput::load(const void *owner, uint64_t address, uint64_t size, std::string_view name,
-                     const std::vector<PcLine> &lines) {
-  std::vector<DebugLineFields> lineFields;
-  lineFields.reserve(lines.size());
-  for (const PcLine &line : lines)
-    lineFields.push_back({line.pc, line.line, 0, line.file});
+                     const std::vector<DebugLineFields> &lines) {
   const uint32_t tid = threadId();
   std::string records;
   std::lock_guard<std::mutex> lock(mutex_);
@@ -125,8 +121,8 @@ void JitOutput::load(const void *owner, uint64_t address, uint64_t size, std::st
   }
   const uint64_t index = nextIndex_++;
   const uint64_t now = monotonicNanoseconds();
-  if (!lineFields.empty())
-    appendDebugInfo(records, now, address, lineFields);
+  if (!lines.empty())
+    appendDebugInfo(records, now, address, lines);
   appendCodeLoad(records, now,
                  {static_cast<uint32_t>(::getpid()), tid, address, index, name,
                   std::string_view(reinterpret_cast<const char *>(address), size)});

@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "AgentOptions.h"
-#include "LineMapping.h"
+#include "jitsym/JitdumpWriter.h"
 
 namespace jitsym::jvmti {
 
@@ -30,7 +30,7 @@ public:
   // what put it there (the jmethodID; null for stubs), for unload(). A stub
   // already written at the same address and size is not written again.
   void load(const void *owner, uint64_t address, uint64_t size, std::string_view name,
-            const std::vector<PcLine> &lines);
+            const std::vector<DebugLineFields> &lines);
   // `owner`'s code at `address` was freed. Written only when it is still the
   // code the dump last placed there.
   void unload(const void *owner, uint64_t address);

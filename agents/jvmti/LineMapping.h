@@ -22,13 +22,11 @@ struct BytecodeLine {
 // "before the first bytecode", "synchronization entry"...) or an empty table.
 std::optional<uint32_t> lineOfBci(const std::vector<BytecodeLine> &table, int64_t bci);
 
-// What the JVM says about one pc of compiled code: the innermost frame's
-// source position (the inlined method's, when code was inlined).
-struct PcLine {
-  uint64_t pc = 0;
-  std::string file;
-  uint32_t line = 0;
-};
+// What the JVM says about one pc of compiled code (`address`): the innermost
+// frame's source position (the inlined method's, when code was inlined). The
+// same fields as the line entries written, which linesBeforePcs returns; the
+// file names are views of what the caller holds.
+using PcLine = DebugLineFields;
 
 // HotSpot describes a pc where a call returns or a safepoint poll ends: the
 // instructions *before* it, since the previous described pc, belong to that

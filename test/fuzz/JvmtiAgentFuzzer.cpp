@@ -70,13 +70,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     std::memcpy(&pc, rest.data(), 4);
     std::memcpy(&line, rest.data() + 4, 2);
     rest.remove_prefix(6);
-    pcs.push_back({pc % 0x2000, line % 3 ? "A.java" : "B.java", line});
+    pcs.push_back({pc % 0x2000, line, 0, line % 3 ? "A.java" : "B.java"});
   }
   const std::vector<PcLine> lines = linesBeforePcs(0x400, 0x1400, pcs);
   for (size_t i = 0; i < lines.size(); ++i) {
-    CHECK(lines[i].pc >= 0x400 && lines[i].pc < 0x1400);
+    CHECK(lines[i].address >= 0x400 && lines[i].address < 0x1400);
     if (i > 0) {
-      CHECK(lines[i].pc > lines[i - 1].pc);
+      CHECK(lines[i].address > lines[i - 1].address);
       CHECK(lines[i].line != lines[i - 1].line || lines[i].file != lines[i - 1].file);
     }
   }

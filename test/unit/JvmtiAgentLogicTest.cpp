@@ -99,16 +99,16 @@ TEST(LineMapping, LineOfBciIsTheLastRowAtOrBelow) {
 
 TEST(LineMapping, EachLineStartsWhereThePreviousPcEnded) {
   // Pcs where calls return: the call instructions come before them.
-  std::vector<PcLine> pcs = {{0x1030, "Hot.java", 9}, {0x1010, "Hot.java", 8},
-                             {0x1020, "Hot.java", 8}, {0x2000, "Hot.java", 1},
-                             {0x1000, "Hot.java", 2}};
+  std::vector<PcLine> pcs = {{0x1030, 9, 0, "Hot.java"}, {0x1010, 8, 0, "Hot.java"},
+                             {0x1020, 8, 0, "Hot.java"}, {0x2000, 1, 0, "Hot.java"},
+                             {0x1000, 2, 0, "Hot.java"}};
   std::vector<PcLine> lines = linesBeforePcs(0x1000, 0x1040, pcs);
   ASSERT_EQ(lines.size(), 3u);
-  EXPECT_EQ(lines[0].pc, 0x1000u); // up to the call returning at 0x1020: line 8
+  EXPECT_EQ(lines[0].address, 0x1000u); // up to the call returning at 0x1020: line 8
   EXPECT_EQ(lines[0].line, 8u);
-  EXPECT_EQ(lines[1].pc, 0x1020u);
+  EXPECT_EQ(lines[1].address, 0x1020u);
   EXPECT_EQ(lines[1].line, 9u);
-  EXPECT_EQ(lines[2].pc, 0x1030u); // after the last described pc: no line
+  EXPECT_EQ(lines[2].address, 0x1030u); // after the last described pc: no line
   EXPECT_EQ(lines[2].line, 0u);
 }
 
