@@ -43,7 +43,8 @@ void appendJitdumpHeader(std::string &out, const JitdumpFileFields &fields) {
   put<uint64_t>(out, 0); // flags: timestamps are CLOCK_MONOTONIC, not TSC
 }
 
-void appendCodeLoad(std::string &out, uint64_t timestamp, const CodeLoadFields &load) {
+void appendCodeLoadHeader(std::string &out, uint64_t timestamp, const CodeLoadFields &load) {
+  const size_t start = out.size();
   record(out, JitdumpRecordId::CodeLoad, timestamp, [&] {
     put(out, load.pid);
     put(out, load.tid);
@@ -52,8 +53,14 @@ void appendCodeLoad(std::string &out, uint64_t timestamp, const CodeLoadFields &
     put<uint64_t>(out, load.code.size());
     put<uint64_t>(out, load.index);
     putString(out, load.name);
-    out.append(load.code.data(), load.code.size());
   });
+  const auto size = static_cast<uint32_t>(out.size() - start + load.code.size());
+  std::memcpy(&out[start + 4], &size, sizeof size);
+}
+
+void appendCodeLoad(std::string &out, uint64_t timestamp, const CodeLoadFields &load) {
+  appendCodeLoadHeader(out, timestamp, load);
+  out.append(load.code.data(), load.code.size());
 }
 
 void appendDebugInfo(std::string &out, uint64_t timestamp, uint64_t codeAddress,

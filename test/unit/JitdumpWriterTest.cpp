@@ -83,6 +83,16 @@ TEST(JitdumpWriter, RecordsReadBackFieldForField) {
   EXPECT_EQ(at, bytes.size());
 }
 
+TEST(JitdumpWriter, HeaderThenCodeIsTheWholeRecord) {
+  const std::string body = code(0x21);
+  const CodeLoadFields load{1, 2, 0x7000, 3, "stub", body};
+  std::string whole, split;
+  appendCodeLoad(whole, 5, load);
+  appendCodeLoadHeader(split, 5, load);
+  EXPECT_EQ(split.size() + body.size(), whole.size());
+  EXPECT_EQ(split + body, whole);
+}
+
 TEST(JitdumpWriter, PerfMapLineIsHexWithoutPrefix) {
   EXPECT_EQ(perfMapLine(0x7f0012340000, 0x1a0, "long Hot.work(int)"),
             "7f0012340000 1a0 long Hot.work(int)\n");

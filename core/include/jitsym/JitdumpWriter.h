@@ -41,6 +41,9 @@ struct CodeUnloadFields {
 
 void appendJitdumpHeader(std::string &out, const JitdumpFileFields &fields);
 void appendCodeLoad(std::string &out, uint64_t timestamp, const CodeLoadFields &load);
+// All of CODE_LOAD but the code bytes, which the caller writes right after it
+// (total_size counts them): an agent can write them from the code itself.
+void appendCodeLoadHeader(std::string &out, uint64_t timestamp, const CodeLoadFields &load);
 // Line entries are written the way V8 writes them and perf inject reads them:
 // at the line's address + kPerfDebugAddressBias. A run of entries
 // with the same file writes its name once ("\xff" means "as before").
