@@ -1,5 +1,6 @@
 #include "JitOutput.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -8,6 +9,7 @@
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "jitsym/JitdumpWriter.h"
@@ -21,7 +23,11 @@ uint64_t monotonicNanoseconds() {
   return static_cast<uint64_t>(ts.tv_sec) * 1000000000u + static_cast<uint64_t>(ts.tv_nsec);
 }
 
-uint32_t threadId() { return static_cast<uint32_t>(::syscall(SYS_gettid)); }
+// Asked of the kernel once per thread: the JVM's threads live long.
+uint32_t threadId() {
+  static thread_local const auto tid = static_cast<uint32_t>(::syscall(SYS_gettid));
+  return tid;
+}
 
 constexpr uint32_t kElfMachine =
 #if defined(__x86_64__)
@@ -49,34 +55,34 @@ std::unique_ptr<JitOutput> JitOutput::open(const AgentOptions &options, std::str
     const char *env = std::getenv("JITDUMPDIR");
     directory = env && *env ? env : "/tmp";
   }
-  const std::string pid = std::to_string(::getpid());
   std::unique_ptr<JitOutput> output(new JitOutput());
-  output->dumpPath_ = directory + "/jit-" + pid + ".dump";
-  output->dumpFd_ = createFile(output->dumpPath_, error);
-  if (output->dumpFd_ < 0)
+  output->pid_ = static_cast<uint32_t>(::getpid());
+  const std::string pid = std::to_string(output->pid_);
+  File &dump = output->dump_;
+  dump.path = directory + "/jit-" + pid + ".dump";
+  dump.fd = createFile(dump.path, error);
+  if (dump.fd < 0)
     return nullptr;
 
   std::string header;
-  appendJitdumpHeader(header, {kElfMachine, static_cast<uint32_t>(::getpid()),
-                               monotonicNanoseconds()});
-  if (::write(output->dumpFd_, header.data(), header.size()) !=
-      static_cast<ssize_t>(header.size())) {
-    error = "cannot write " + output->dumpPath_ + ": " + std::strerror(errno);
+  appendJitdumpHeader(header, {kElfMachine, output->pid_, monotonicNanoseconds()});
+  if (::write(dump.fd, header.data(), header.size()) != static_cast<ssize_t>(header.size())) {
+    error = "cannot write " + dump.path + ": " + std::strerror(errno);
     return nullptr;
   }
   output->markerSize_ = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
   void *marker = ::mmap(nullptr, output->markerSize_, PROT_READ | PROT_EXEC, MAP_PRIVATE,
-                        output->dumpFd_, 0);
+                        dump.fd, 0);
   if (marker == MAP_FAILED) {
-    error = "cannot map " + output->dumpPath_ + ": " + std::strerror(errno);
+    error = "cannot map " + dump.path + ": " + std::strerror(errno);
     return nullptr;
   }
   output->marker_ = marker;
 
   if (options.perfMap) {
-    output->mapPath_ = "/tmp/perf-" + pid + ".map";
-    output->mapFd_ = createFile(output->mapPath_, error);
-    if (output->mapFd_ < 0)
+    output->map_.path = "/tmp/perf-" + pid + ".map";
+    output->map_.fd = createFile(output->map_.path, error);
+    if (output->map_.fd < 0)
       return nullptr;
   }
   return output;
@@ -85,32 +91,69 @@ std::unique_ptr<JitOutput> JitOutput::open(const AgentOptions &options, std::str
 JitOutput::~JitOutput() {
   if (marker_)
     ::munmap(marker_, markerSize_);
-  for (int fd : {dumpFd_, mapFd_})
+  for (int fd : {dump_.fd, map_.fd})
     if (fd >= 0)
       ::close(fd);
 }
 
-void JitOutput::writeLocked(int &fd, const std::string &path, const std::string &bytes) {
-  size_t done = 0;
-  while (fd >= 0 && done < bytes.size()) {
-    const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
-    if (n > 0) {
-      done += static_cast<size_t>(n);
-    } else if (n < 0 && errno != EINTR) {
+void JitOutput::commitLocked(File &file) {
+  if (!holding_ || file.held.size() >= kHeldBytes)
+    flushLocked(file);
+}
+
+void JitOutput::flushLocked(File &file) {
+  writeLocked(file, file.held, {});
+  file.held.clear(); // its capacity is kept for the next records
+}
+
+void JitOutput::writeLocked(File &file, std::string_view first, std::string_view second) {
+  iovec parts[2] = {{const_cast<char *>(first.data()), first.size()},
+                    {const_cast<char *>(second.data()), second.size()}};
+  int next = 0;
+  while (file.fd >= 0 && next < 2) {
+    if (parts[next].iov_len == 0) {
+      ++next;
+      continue;
+    }
+    const ssize_t n = ::writev(file.fd, parts + next, 2 - next);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0) {
       std::fprintf(stderr, "jitsym-jvmti: cannot write %s: %s; no more records go to it\n",
-                   path.c_str(), std::strerror(errno));
+                   file.path.c_str(), std::strerror(n < 0 ? errno : EIO));
       // A partial record at the end is what readers already expect of a
       // writer that stopped: they wait for the rest and read nothing wrong.
-      ::close(fd);
-      fd = -1;
+      ::close(file.fd);
+      file.fd = -1;
+      return;
+    }
+    for (auto done = static_cast<size_t>(n); next < 2 && done > 0; ++next) {
+      const size_t taken = std::min(done, parts[next].iov_len);
+      parts[next].iov_base = static_cast<char *>(parts[next].iov_base) + taken;
+      parts[next].iov_len -= taken;
+      done -= taken;
+      if (parts[next].iov_len > 0)
+        break; // a short write inside this part: go on from there
     }
   }
+}
+
+void JitOutput::holdWrites() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  holding_ = true;
+  dump_.held.reserve(kHeldBytes + kCopiedCodeBytes); // no copies while it grows
+}
+
+void JitOutput::releaseWrites() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  holding_ = false;
+  flushLocked(dump_);
+  flushLocked(map_);
 }
 
 void JitOutput::load(const void *owner, uint64_t address, uint64_t size, std::string_view name,
                      const std::vector<DebugLineFields> &lines) {
   const uint32_t tid = threadId();
-  std::string records;
   std::lock_guard<std::mutex> lock(mutex_);
   if (closed_)
     return;
@@ -121,14 +164,21 @@ void JitOutput::load(const void *owner, uint64_t address, uint64_t size, std::st
   }
   const uint64_t index = nextIndex_++;
   const uint64_t now = monotonicNanoseconds();
+  const std::string_view code(reinterpret_cast<const char *>(address), size);
   if (!lines.empty())
-    appendDebugInfo(records, now, address, lines);
-  appendCodeLoad(records, now,
-                 {static_cast<uint32_t>(::getpid()), tid, address, index, name,
-                  std::string_view(reinterpret_cast<const char *>(address), size)});
-  writeLocked(dumpFd_, dumpPath_, records);
-  if (mapFd_ >= 0)
-    writeLocked(mapFd_, mapPath_, perfMapLine(address, size, name));
+    appendDebugInfo(dump_.held, now, address, lines);
+  appendCodeLoadHeader(dump_.held, now, {pid_, tid, address, index, name, code});
+  if (holding_ && code.size() <= kCopiedCodeBytes) {
+    dump_.held += code;
+    commitLocked(dump_);
+  } else { // the code bytes go from the code to the file, in the same write
+    writeLocked(dump_, dump_.held, code);
+    dump_.held.clear();
+  }
+  if (map_.fd >= 0) {
+    map_.held += perfMapLine(address, size, name);
+    commitLocked(map_);
+  }
   live_[address] = {owner, size, index};
 }
 
@@ -138,11 +188,9 @@ void JitOutput::unload(const void *owner, uint64_t address) {
   auto found = live_.find(address);
   if (closed_ || found == live_.end() || found->second.owner != owner)
     return; // newer code took the range already: its CODE_LOAD stands
-  std::string record;
-  appendCodeUnload(record, monotonicNanoseconds(),
-                   {static_cast<uint32_t>(::getpid()), tid, address, found->second.size,
-                    found->second.index});
-  writeLocked(dumpFd_, dumpPath_, record);
+  appendCodeUnload(dump_.held, monotonicNanoseconds(),
+                   {pid_, tid, address, found->second.size, found->second.index});
+  commitLocked(dump_);
   live_.erase(found);
 }
 
@@ -150,9 +198,9 @@ void JitOutput::close() {
   std::lock_guard<std::mutex> lock(mutex_);
   if (closed_)
     return;
-  std::string record;
-  appendCodeClose(record, monotonicNanoseconds());
-  writeLocked(dumpFd_, dumpPath_, record);
+  appendCodeClose(dump_.held, monotonicNanoseconds());
+  flushLocked(dump_);
+  flushLocked(map_);
   closed_ = true;
 }
 
