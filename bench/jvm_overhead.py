@@ -1,9 +1,12 @@
 #!/usr/bin/python3
 """The JVMTI agent's overhead: JVM startup (a one-round run of Throughput, wall
-time) and steady-state throughput (rounds/s after warm-up), without the agent
-and with it (default options, and with perfmap,tier). Runs alternate between
-configurations so that drift of this machine's speed hits all alike; medians
-are compared. Goal: at most 5% either way.
+and CPU time) and steady-state throughput (rounds/s after warm-up), without
+the agent and with it (default options, and with perfmap,tier).
+
+This machine's speed drifts by more than the effect measured, so runs go in
+rounds (one run of each configuration per round, in rotating order) and each
+agent run is compared with the agent-less run of its own round: the figure
+is the median of those paired ratios. Goal: at most 5% either way.
 
 usage: bench/jvm_overhead.py AGENT [STARTUP_RUNS THROUGHPUT_RUNS SECONDS]
 """
@@ -31,41 +34,49 @@ def main():
                 ["-agentpath:%s=dir=%s,perfmap,tier,quiet" % (agent, work)])]
 
     def run(extra, arg):
+        """Wall ms, CPU ms (user + system, all threads) and stdout of one run."""
         start = time.monotonic()
         jvm = subprocess.Popen(["java"] + extra + ["-cp", work, "Throughput", arg],
                                stdout=subprocess.PIPE, text=True)
-        out = jvm.communicate()[0]
+        out = jvm.stdout.read()
+        _, status, usage = os.wait4(jvm.pid, 0)
         elapsed = time.monotonic() - start
-        if jvm.returncode != 0:
-            sys.exit("error: java exited with status %d" % jvm.returncode)
+        if os.waitstatus_to_exitcode(status) != 0:
+            sys.exit("error: java exited with status %d" % os.waitstatus_to_exitcode(status))
         perf_map = "/tmp/perf-%d.map" % jvm.pid  # option perfmap
         if os.path.exists(perf_map):
             os.remove(perf_map)
-        return elapsed, out
+        return elapsed * 1000, (usage.ru_utime + usage.ru_stime) * 1000, out
 
-    startup = {name: [] for name, _ in configs}
-    for _ in range(startup_runs):
-        for name, extra in configs:
-            startup[name].append(run(extra, "0")[0] * 1000)
-    throughput = {name: [] for name, _ in configs}
-    for _ in range(throughput_runs):
-        for name, extra in configs:
-            out = run(extra, seconds)[1]
-            throughput[name].append(float(out.split()[1]))
+    def rounds(count, arg):
+        results = {name: [] for name, _ in configs}
+        for i in range(count):
+            for name, extra in configs[i % len(configs):] + configs[:i % len(configs)]:
+                results[name].append(run(extra, arg))
+        return results
+
+    startup = rounds(startup_runs, "0")
+    throughput = {name: [float(out.split()[1]) for _, _, out in runs]
+                  for name, runs in rounds(throughput_runs, seconds).items()}
     for path in os.listdir(work):  # dumps and maps of every run
         if path.startswith("jit-"):
             os.remove(os.path.join(work, path))
 
-    base_start = statistics.median(startup["no agent"])
-    base_tput = statistics.median(throughput["no agent"])
-    print("startup (median of %d runs, ms) and throughput (median of %d runs of %s s, rounds/s):"
+    def paired(name, values):
+        """Median over rounds of (this configuration / no agent) - 1, in %."""
+        return (statistics.median(v / b for v, b in zip(values[name], values["no agent"])) - 1) * 100
+
+    wall = {name: [r[0] for r in runs] for name, runs in startup.items()}
+    cpu = {name: [r[1] for r in runs] for name, runs in startup.items()}
+    print("startup: medians of %d rounds (ms); throughput: medians of %d rounds of %s s "
+          "(rounds/s); %% against the run without agent of the same round:"
           % (startup_runs, throughput_runs, seconds))
     for name, _ in configs:
-        s = statistics.median(startup[name])
-        t = statistics.median(throughput[name])
-        print("  %-20s startup %7.1f ms (%+5.1f%%)  throughput %9.0f (%+5.1f%%)  [%s .. %s]"
-              % (name, s, (s / base_start - 1) * 100, t, (t / base_tput - 1) * 100,
-                 "%.0f" % min(throughput[name]), "%.0f" % max(throughput[name])))
+        print("  %-20s startup wall %6.1f (%+5.1f%%)  cpu %6.1f (%+5.1f%%)  "
+              "throughput %8.0f (%+5.1f%%)"
+              % (name, statistics.median(wall[name]), paired(name, wall),
+                 statistics.median(cpu[name]), paired(name, cpu),
+                 statistics.median(throughput[name]), paired(name, throughput)))
 
 
 if __name__ == "__main__":

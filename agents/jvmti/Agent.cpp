@@ -147,26 +147,41 @@ void JNICALL onDynamicCodeGenerated(jvmtiEnv *, const char *name, const void *ad
                         static_cast<uint64_t>(length), name ? name : "<stub>", {});
 }
 
-// Replays the code that exists already: compiled before VM init (the load
-// event is sent only in the live phase) or before an attach. Stubs reported
-// live already are not written again (JitOutput), but HotSpot reports some
-// only when asked.
+bool enable(jvmtiEnv *jvmti, jvmtiEvent event, const char *name) {
+  return check(jvmti, jvmti->SetEventNotificationMode(JVMTI_ENABLE, event, nullptr), name);
+}
+
+// At VM start the code events are enabled only at VM init: HotSpot sends no
+// compiled-method events before, and the replay that follows VM init reports
+// every stub generated until then. Posting each stub as it was generated as
+// well doubled the agent's share of the JVM's startup.
+bool enableCodeEvents(jvmtiEnv *jvmti) {
+  return enable(jvmti, JVMTI_EVENT_COMPILED_METHOD_LOAD, "enabling CompiledMethodLoad") &&
+         enable(jvmti, JVMTI_EVENT_COMPILED_METHOD_UNLOAD, "enabling CompiledMethodUnload") &&
+         enable(jvmti, JVMTI_EVENT_DYNAMIC_CODE_GENERATED, "enabling DynamicCodeGenerated");
+}
+
+// Replays the code that exists already: generated during VM start, or before
+// an attach. A stub that came live as well is not written twice (JitOutput);
+// HotSpot reports some only when asked. The replay's records, and live ones
+// that come meanwhile, are written when it ends.
 void generateEvents(jvmtiEnv *jvmti) {
+  agent->output->holdWrites();
   check(jvmti, jvmti->GenerateEvents(JVMTI_EVENT_DYNAMIC_CODE_GENERATED),
         "GenerateEvents(DYNAMIC_CODE_GENERATED)");
   check(jvmti, jvmti->GenerateEvents(JVMTI_EVENT_COMPILED_METHOD_LOAD),
         "GenerateEvents(COMPILED_METHOD_LOAD)");
+  agent->output->releaseWrites();
 }
 
-void JNICALL onVMInit(jvmtiEnv *jvmti, JNIEnv *, jthread) { generateEvents(jvmti); }
+void JNICALL onVMInit(jvmtiEnv *jvmti, JNIEnv *, jthread) {
+  if (enableCodeEvents(jvmti))
+    generateEvents(jvmti);
+}
 
 void JNICALL onVMDeath(jvmtiEnv *, JNIEnv *) {
   if (agent && agent->output)
     agent->output->close();
-}
-
-bool enable(jvmtiEnv *jvmti, jvmtiEvent event, const char *name) {
-  return check(jvmti, jvmti->SetEventNotificationMode(JVMTI_ENABLE, event, nullptr), name);
 }
 
 jint start(JavaVM *vm, const char *optionText, bool attached) {
@@ -230,13 +245,8 @@ jint start(JavaVM *vm, const char *optionText, bool attached) {
   callbacks.VMDeath = onVMDeath;
   if (!check(jvmti, jvmti->SetEventCallbacks(&callbacks, sizeof callbacks), "SetEventCallbacks"))
     return JNI_ERR;
-  bool ok = enable(jvmti, JVMTI_EVENT_COMPILED_METHOD_LOAD, "enabling CompiledMethodLoad") &&
-            enable(jvmti, JVMTI_EVENT_COMPILED_METHOD_UNLOAD, "enabling CompiledMethodUnload") &&
-            enable(jvmti, JVMTI_EVENT_DYNAMIC_CODE_GENERATED, "enabling DynamicCodeGenerated") &&
-            enable(jvmti, JVMTI_EVENT_VM_DEATH, "enabling VMDeath");
-  if (ok && !attached)
-    ok = enable(jvmti, JVMTI_EVENT_VM_INIT, "enabling VMInit");
-  if (!ok)
+  if (!enable(jvmti, JVMTI_EVENT_VM_DEATH, "enabling VMDeath") ||
+      !(attached ? enableCodeEvents(jvmti) : enable(jvmti, JVMTI_EVENT_VM_INIT, "enabling VMInit")))
     return JNI_ERR;
   if (!options->quiet)
     std::fprintf(stderr, "jitsym-jvmti: writing %s%s%s\n", agent->output->dumpPath().c_str(),
