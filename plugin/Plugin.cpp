@@ -181,24 +181,22 @@ bool parseOptions(char **args, Options &options, std::string &error) {
       }
       return args[++i];
     };
+    // The path after --map or --jitdump, into `path`; false if there is none.
+    auto pathValue = [&](const char *flag, std::optional<std::string> &path) {
+      const char *v = value("a path");
+      if (v && !*v)
+        error = std::string(flag) + " needs a path, not an empty string";
+      if (!v || !*v)
+        return false;
+      path = v;
+      return true;
+    };
     if (arg == "--map" || arg == "-m") {
-      const char *v = value("a path");
-      if (!v)
+      if (!pathValue("--map", options.sync.mapPath))
         return false;
-      if (!*v) {
-        error = "--map needs a path, not an empty string";
-        return false;
-      }
-      options.sync.mapPath = v;
     } else if (arg == "--jitdump" || arg == "-j") {
-      const char *v = value("a path");
-      if (!v)
+      if (!pathValue("--jitdump", options.sync.jitdumpPath))
         return false;
-      if (!*v) {
-        error = "--jitdump needs a path, not an empty string";
-        return false;
-      }
-      options.sync.jitdumpPath = v;
     } else if (arg == "--force" || arg == "-f") {
       options.sync.force = true;
     } else if (arg == "--auto" || arg == "-a" || arg == "--watch-compiles" || arg == "-w" ||
