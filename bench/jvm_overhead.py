@@ -6,11 +6,14 @@ the agent and with it (default options, and with perfmap,tier).
 This machine's speed drifts by more than the effect measured, so runs go in
 rounds (one run of each configuration per round, in rotating order) and each
 agent run is compared with the agent-less run of its own round: the figure
-is the median of those paired ratios. Goal: at most 5% either way.
+is the median of those paired ratios, with a 95% bootstrap interval over
+the rounds (how far the figure itself is from certain). Goal: at most 5%
+either way.
 
 usage: bench/jvm_overhead.py AGENT [STARTUP_RUNS THROUGHPUT_RUNS SECONDS]
 """
 import os
+import random
 import statistics
 import subprocess
 import sys
@@ -63,8 +66,13 @@ def main():
             os.remove(os.path.join(work, path))
 
     def paired(name, values):
-        """Median over rounds of (this configuration / no agent) - 1, in %."""
-        return (statistics.median(v / b for v, b in zip(values[name], values["no agent"])) - 1) * 100
+        """Median over rounds of (this configuration / no agent) - 1, in %, and
+        its 95% bootstrap interval, as text."""
+        ratios = [(v / b - 1) * 100 for v, b in zip(values[name], values["no agent"])]
+        draw = random.Random(0)
+        medians = sorted(statistics.median(draw.choices(ratios, k=len(ratios)))
+                         for _ in range(1000))
+        return "%+5.1f%% [%+.1f, %+.1f]" % (statistics.median(ratios), medians[25], medians[974])
 
     wall = {name: [r[0] for r in runs] for name, runs in startup.items()}
     cpu = {name: [r[1] for r in runs] for name, runs in startup.items()}
@@ -72,8 +80,7 @@ def main():
           "(rounds/s); %% against the run without agent of the same round:"
           % (startup_runs, throughput_runs, seconds))
     for name, _ in configs:
-        print("  %-20s startup wall %6.1f (%+5.1f%%)  cpu %6.1f (%+5.1f%%)  "
-              "throughput %8.0f (%+5.1f%%)"
+        print("  %-20s startup wall %6.1f %s  cpu %6.1f %s  throughput %8.0f %s"
               % (name, statistics.median(wall[name]), paired(name, wall),
                  statistics.median(cpu[name]), paired(name, cpu),
                  statistics.median(throughput[name]), paired(name, throughput)))

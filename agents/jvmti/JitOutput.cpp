@@ -47,6 +47,19 @@ int createFile(const std::string &path, std::string &error) {
   return fd;
 }
 
+// The bytes in the run of all-zero blocks of `code` that starts at `at`.
+size_t zeroRunAt(std::string_view code, size_t at) {
+  static const char zeros[JitOutput::kZeroBlockBytes] = {};
+  size_t run = 0;
+  while (at + run < code.size()) {
+    const size_t block = std::min(sizeof zeros, code.size() - at - run);
+    if (std::memcmp(code.data() + at + run, zeros, block) != 0)
+      break;
+    run += block;
+  }
+  return run;
+}
+
 } // namespace
 
 std::unique_ptr<JitOutput> JitOutput::open(const AgentOptions &options, std::string &error) {
@@ -70,6 +83,7 @@ std::unique_ptr<JitOutput> JitOutput::open(const AgentOptions &options, std::str
     error = "cannot write " + dump.path + ": " + std::strerror(errno);
     return nullptr;
   }
+  dump.end = header.size();
   output->markerSize_ = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
   void *marker = ::mmap(nullptr, output->markerSize_, PROT_READ | PROT_EXEC, MAP_PRIVATE,
                         dump.fd, 0);
@@ -78,6 +92,8 @@ std::unique_ptr<JitOutput> JitOutput::open(const AgentOptions &options, std::str
     return nullptr;
   }
   output->marker_ = marker;
+
+  output->live_.reserve(2048); // a JVM's startup brings ~600: no rehash on its path
 
   if (options.perfMap) {
     output->map_.path = "/tmp/perf-" + pid + ".map";
@@ -115,18 +131,12 @@ void JitOutput::writeLocked(File &file, std::string_view first, std::string_view
       ++next;
       continue;
     }
-    const ssize_t n = ::writev(file.fd, parts + next, 2 - next);
+    const ssize_t n = ::pwritev(file.fd, parts + next, 2 - next, static_cast<off_t>(file.end));
     if (n < 0 && errno == EINTR)
       continue;
-    if (n <= 0) {
-      std::fprintf(stderr, "jitsym-jvmti: cannot write %s: %s; no more records go to it\n",
-                   file.path.c_str(), std::strerror(n < 0 ? errno : EIO));
-      // A partial record at the end is what readers already expect of a
-      // writer that stopped: they wait for the rest and read nothing wrong.
-      ::close(file.fd);
-      file.fd = -1;
-      return;
-    }
+    if (n <= 0)
+      return failLocked(file, n < 0 ? errno : EIO);
+    file.end += static_cast<uint64_t>(n);
     for (auto done = static_cast<size_t>(n); next < 2 && done > 0; ++next) {
       const size_t taken = std::min(done, parts[next].iov_len);
       parts[next].iov_base = static_cast<char *>(parts[next].iov_base) + taken;
@@ -136,6 +146,42 @@ void JitOutput::writeLocked(File &file, std::string_view first, std::string_view
         break; // a short write inside this part: go on from there
     }
   }
+}
+
+void JitOutput::writeCodeLocked(File &file, std::string_view header, std::string_view code) {
+  size_t written = 0; // code bytes before this are in the file, or skipped
+  for (size_t at = 0; at < code.size();) {
+    const size_t zeros = zeroRunAt(code, at);
+    if (zeros < kHoleBytes) {
+      at += zeros + kZeroBlockBytes; // past the block that is not all zeros
+      continue;
+    }
+    writeLocked(file, header, code.substr(written, at - written));
+    header = {};
+    skipLocked(file, zeros);
+    at += zeros;
+    written = at;
+  }
+  if (written < code.size() || !header.empty())
+    writeLocked(file, header, code.substr(written));
+}
+
+void JitOutput::skipLocked(File &file, uint64_t bytes) {
+  if (file.fd < 0)
+    return;
+  // The file's size moves now, so that a record ending in a hole is whole.
+  if (::ftruncate(file.fd, static_cast<off_t>(file.end + bytes)) != 0)
+    return failLocked(file, errno);
+  file.end += bytes;
+}
+
+void JitOutput::failLocked(File &file, int error) {
+  std::fprintf(stderr, "jitsym-jvmti: cannot write %s: %s; no more records go to it\n",
+               file.path.c_str(), std::strerror(error));
+  // A partial record at the end is what readers already expect of a writer
+  // that stopped: they wait for the rest and read nothing wrong.
+  ::close(file.fd);
+  file.fd = -1;
 }
 
 void JitOutput::holdWrites() {
@@ -171,8 +217,11 @@ void JitOutput::load(const void *owner, uint64_t address, uint64_t size, std::st
   if (holding_ && code.size() <= kCopiedCodeBytes) {
     dump_.held += code;
     commitLocked(dump_);
-  } else { // the code bytes go from the code to the file, in the same write
+  } else if (code.size() <= kCopiedCodeBytes) { // from the code, in the same write
     writeLocked(dump_, dump_.held, code);
+    dump_.held.clear();
+  } else {
+    writeCodeLocked(dump_, dump_.held, code);
     dump_.held.clear();
   }
   if (map_.fd >= 0) {

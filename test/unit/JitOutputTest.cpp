@@ -11,6 +11,7 @@
 
 #include <fstream>
 #include <sstream>
+#include <sys/stat.h>
 #include <unistd.h>
 
 using namespace jitsym;
@@ -111,6 +112,25 @@ TEST_F(OutputTest, LargeCodeIsWrittenAtOnceAfterWhatIsHeld) {
   // The large record's code bytes are the code's.
   const std::string bytes = readFile(output->dumpPath());
   EXPECT_NE(bytes.find(std::string(large.begin(), large.end())), std::string::npos);
+}
+
+TEST_F(OutputTest, ZeroRunsOfLargeCodeAreHolesThatReadBackAsZeros) {
+  // Like HotSpot's C1 scratch buffer: a little code, then mostly zeros.
+  std::vector<char> large(64 * 1024 + 100, '\0');
+  std::fill_n(large.begin(), 100, '\xcc');
+  std::fill_n(large.begin() + 40 * 1024, 10, '\xcc');
+  const auto largeAt = reinterpret_cast<uint64_t>(large.data());
+  output->load(nullptr, largeAt, large.size(), "C1 temporary CodeBuffer", {});
+  // The record ends in a hole and is whole all the same.
+  EXPECT_EQ(dump(), (std::vector<std::string>{"LOAD C1 temporary CodeBuffer@" + hex(large.data())}));
+  output->load(nullptr, at(0), 64, "after", {});
+  EXPECT_EQ(dump().back(), "LOAD after@" + hex(code[0]));
+
+  const std::string bytes = readFile(output->dumpPath());
+  EXPECT_NE(bytes.find(std::string(large.begin(), large.end())), std::string::npos);
+  struct stat status {};
+  ASSERT_EQ(::stat(output->dumpPath().c_str(), &status), 0);
+  EXPECT_LT(status.st_blocks * 512, status.st_size - 32 * 1024) << "the zeros were written";
 }
 
 TEST_F(OutputTest, CloseWritesWhatIsHeldThenCodeClose) {
