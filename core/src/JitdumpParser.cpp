@@ -71,6 +71,16 @@ void malformed(JitdumpRecordParse &parse, const std::string &what) {
   parse.error = jitdumpRecordName(parse.record.id) + ": " + what;
 }
 
+// True, with `parse` marked malformed, when the record is smaller than the
+// `fixed` bytes of its `fields`.
+bool tooSmall(JitdumpRecordParse &parse, uint64_t fixed, const char *fields = "its fields") {
+  if (parse.record.size >= fixed)
+    return false;
+  malformed(parse, "record of " + std::to_string(parse.record.size) + " bytes is too small for " +
+                       fields);
+  return true;
+}
+
 void needBytes(JitdumpRecordParse &parse, uint64_t bytes) {
   parse.kind = JitdumpRecordParse::NeedBytes;
   parse.needBytes = bytes;
@@ -78,9 +88,8 @@ void needBytes(JitdumpRecordParse &parse, uint64_t bytes) {
 
 void parseCodeLoad(Cursor &c, JitdumpRecordParse &parse, size_t available) {
   const uint32_t size = parse.record.size;
-  if (size < kCodeLoadFixed + 1)
-    return malformed(parse, "record of " + std::to_string(size) +
-                                " bytes is too small for its fields and a name");
+  if (tooSmall(parse, kCodeLoadFixed + 1, "its fields and a name"))
+    return;
   if (available < kCodeLoadFixed)
     return needBytes(parse, kCodeLoadFixed);
   JitCodeLoad load;
@@ -108,9 +117,8 @@ void parseCodeLoad(Cursor &c, JitdumpRecordParse &parse, size_t available) {
 }
 
 void parseCodeMove(Cursor &c, JitdumpRecordParse &parse) {
-  if (parse.record.size < kCodeMoveFixed)
-    return malformed(parse, "record of " + std::to_string(parse.record.size) +
-                                " bytes is too small for its fields");
+  if (tooSmall(parse, kCodeMoveFixed))
+    return;
   JitCodeMove move;
   c.read(move.pid);
   c.read(move.tid);
@@ -126,9 +134,8 @@ void parseCodeMove(Cursor &c, JitdumpRecordParse &parse) {
 }
 
 void parseCodeUnload(Cursor &c, JitdumpRecordParse &parse) {
-  if (parse.record.size < kCodeUnloadFixed)
-    return malformed(parse, "record of " + std::to_string(parse.record.size) +
-                                " bytes is too small for its fields");
+  if (tooSmall(parse, kCodeUnloadFixed))
+    return;
   JitCodeUnload unload;
   c.read(unload.pid);
   c.read(unload.tid);
@@ -141,9 +148,8 @@ void parseCodeUnload(Cursor &c, JitdumpRecordParse &parse) {
 
 void parseDebugInfo(Cursor &c, JitdumpRecordParse &parse) {
   const uint32_t size = parse.record.size;
-  if (size < kDebugInfoFixed)
-    return malformed(parse, "record of " + std::to_string(size) +
-                                " bytes is too small for its fields");
+  if (tooSmall(parse, kDebugInfoFixed))
+    return;
   JitDebugInfo info;
   uint64_t count = 0;
   c.read(info.codeAddress);
@@ -211,9 +217,8 @@ void parseDebugInfo(Cursor &c, JitdumpRecordParse &parse) {
 
 void parseUnwindingInfo(Cursor &c, std::string_view bytes, JitdumpRecordParse &parse) {
   const uint32_t size = parse.record.size;
-  if (size < kUnwindingFixed)
-    return malformed(parse, "record of " + std::to_string(size) +
-                                " bytes is too small for its fields");
+  if (tooSmall(parse, kUnwindingFixed))
+    return;
   JitUnwindingInfo info;
   c.read(info.unwindDataSize);
   c.read(info.ehFrameHeaderSize);
