@@ -268,3 +268,19 @@ TEST(SymbolTable, RemoveTakesCodeAwayWithoutReplacement) {
   EXPECT_EQ(t.name(*t.findByAddress(0x2000)), "c");
   EXPECT_EQ(t.replacedCount(), 2u);
 }
+
+TEST(JitdumpParser, RecordSmallerThanItsFixedFieldsIsNamed) {
+  auto record = [](uint32_t id, uint32_t size) {
+    std::string bytes(size, '\0');
+    std::memcpy(bytes.data(), &id, 4);
+    std::memcpy(bytes.data() + 4, &size, 4);
+    return bytes;
+  };
+  const std::string move = record(1, 24), load = record(0, 56);
+  JitdumpRecordParse parse = parseJitdumpRecord(move, false);
+  EXPECT_EQ(parse.kind, JitdumpRecordParse::Malformed);
+  EXPECT_EQ(parse.error, "CODE_MOVE: record of 24 bytes is too small for its fields");
+  parse = parseJitdumpRecord(load, false);
+  EXPECT_EQ(parse.kind, JitdumpRecordParse::Malformed);
+  EXPECT_EQ(parse.error, "CODE_LOAD: record of 56 bytes is too small for its fields and a name");
+}
