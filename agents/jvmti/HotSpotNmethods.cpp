@@ -210,32 +210,35 @@ public:
   }
 
   std::optional<uint64_t> typeSize(const char *type, std::vector<std::string> &missing) const {
-    uint64_t size = 0;
-    if (types_ && types_->find([&](uintptr_t entry) {
-          if (!same(types_->string(entry, 0), type))
-            return false;
-          size = load<uint64_t>(entry + types_->offsets[1]);
-          return true;
-        }))
-      return size;
-    missing.push_back(std::string("sizeof(") + type + ")");
-    return std::nullopt;
+    const auto size = valueNamed<uint64_t>(types_, type);
+    if (!size)
+      missing.push_back(std::string("sizeof(") + type + ")");
+    return size;
   }
 
   std::optional<int> intConstant(const char *name, std::vector<std::string> &missing) const {
-    int32_t value = 0;
-    if (ints_ && ints_->find([&](uintptr_t entry) {
-          if (!same(ints_->string(entry, 0), name))
-            return false;
-          value = load<int32_t>(entry + ints_->offsets[1]);
-          return true;
-        }))
-      return value;
-    missing.push_back(name);
-    return std::nullopt;
+    const auto value = valueNamed<int32_t>(ints_, name);
+    if (!value)
+      missing.push_back(name);
+    return value;
   }
 
 private:
+  // The second column, as a T, of the entry of a two-column table (types,
+  // int constants) whose first column is `name`.
+  template <class T>
+  static std::optional<T> valueNamed(const std::optional<Table> &table, const char *name) {
+    T value{};
+    if (table && table->find([&](uintptr_t entry) {
+          if (!same(table->string(entry, 0), name))
+            return false;
+          value = load<T>(entry + table->offsets[1]);
+          return true;
+        }))
+      return value;
+    return std::nullopt;
+  }
+
   std::optional<Table> structs_, types_, ints_;
 };
 
