@@ -150,7 +150,7 @@ void JitOutput::writeLocked(File &file, std::string_view first, std::string_view
 
 void JitOutput::writeCodeLocked(File &file, std::string_view header, std::string_view code) {
   size_t written = 0; // code bytes before this are in the file, or skipped
-  for (size_t at = 0; at < code.size();) {
+  for (size_t at = 0; at + kHoleBytes <= code.size();) { // where a hole could start
     const size_t zeros = zeroRunAt(code, at);
     if (zeros < kHoleBytes) {
       at += zeros + kZeroBlockBytes; // past the block that is not all zeros
@@ -217,10 +217,7 @@ void JitOutput::load(const void *owner, uint64_t address, uint64_t size, std::st
   if (holding_ && code.size() <= kCopiedCodeBytes) {
     dump_.held += code;
     commitLocked(dump_);
-  } else if (code.size() <= kCopiedCodeBytes) { // from the code, in the same write
-    writeLocked(dump_, dump_.held, code);
-    dump_.held.clear();
-  } else {
+  } else { // the code bytes go from the code to the file, in the same write
     writeCodeLocked(dump_, dump_.held, code);
     dump_.held.clear();
   }
