@@ -39,10 +39,13 @@
 /* The probe: debuggers put a breakpoint here.                               */
 
 volatile int jit_probe_last_phase;
+static int crash_at_phase; /* --crash-at: 0 = never */
 
 __attribute__((noinline, used)) void jit_probe(int phase)
 {
     jit_probe_last_phase = phase;
+    if (phase == crash_at_phase)
+        *(volatile int *)(uintptr_t)phase = 0; /* SIGSEGV with JIT frames below */
 }
 
 /* ------------------------------------------------------------------------ */
@@ -69,12 +72,13 @@ static void usage(FILE *out)
 {
     fprintf(out,
             "usage: tinyjit [--phases N] [--sleep-ms M] [--map-form plain|0x]\n"
-            "               [--bulk N] [--map PATH]\n"
+            "               [--bulk N] [--map PATH] [--crash-at N]\n"
             "  --phases N      number of JIT phases to run (1..%d, default 3)\n"
             "  --sleep-ms M    sleep M milliseconds between phases (default 0)\n"
             "  --map-form F    'plain' (default, like Node) or '0x' (like HotSpot)\n"
             "  --bulk N        emit N dummy functions jit_bulk_<i> before phase 1\n"
-            "  --map PATH      perf map path (default /tmp/perf-<pid>.map)\n",
+            "  --map PATH      perf map path (default /tmp/perf-<pid>.map)\n"
+            "  --crash-at N    crash (SIGSEGV in jit_probe, called from JIT code) in phase N\n",
             MAX_PHASES);
 }
 
@@ -349,7 +353,7 @@ static void sleep_ms(long ms)
 static int known_option(const char *name)
 {
     static const char *const names[] = {
-        "--phases", "--sleep-ms", "--bulk", "--map", "--map-form",
+        "--phases", "--sleep-ms", "--bulk", "--map", "--map-form", "--crash-at",
     };
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if (strcmp(name, names[i]) == 0)
@@ -394,6 +398,8 @@ static void parse_args(int argc, char **argv)
             opt.phases = (int)parse_long(val, 1, MAX_PHASES, name);
         else if (strcmp(name, "--sleep-ms") == 0)
             opt.sleep_ms = parse_long(val, 0, LONG_MAX / 1000000L, name);
+        else if (strcmp(name, "--crash-at") == 0)
+            crash_at_phase = (int)parse_long(val, 1, MAX_PHASES, name);
         else if (strcmp(name, "--bulk") == 0)
             opt.bulk = parse_long(val, 0, MAX_BULK, name);
         else if (strcmp(name, "--map") == 0) {
