@@ -237,3 +237,23 @@ Expected<std::string> buildDebugObject(const AddressRange &textRange, const Uuid
 }
 
 } // namespace jitsym
+
+namespace jitsym {
+
+std::vector<DebugFunction> debugFunctionsIn(const SymbolTable &table, const AddressRange &text,
+                                            const LineTables &lines, const UnwindTables &unwind,
+                                            bool &anyDebugInfo) {
+  std::vector<DebugFunction> functions;
+  anyDebugInfo = false;
+  table.forEachInRange(text.start, text.end, [&](const Symbol &symbol) {
+    if (symbol.address < text.start)
+      return; // starts in the window before: not this one's
+    const uint64_t end = std::min(symbol.end(), text.end);
+    functions.push_back({symbol.address, end, table.name(symbol)});
+    anyDebugInfo = anyDebugInfo || lines.entries(symbol.address) != nullptr ||
+                   unwind.frames(symbol.address) != nullptr;
+  });
+  return functions;
+}
+
+} // namespace jitsym

@@ -17,6 +17,7 @@
 
 #include "jitsym/LineTables.h"
 #include "jitsym/Regions.h"
+#include "jitsym/SymbolTable.h"
 #include "jitsym/UnwindTables.h"
 #include "jitsym/Uuid.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
@@ -34,6 +35,12 @@ struct DebugFunction {
 // entry that cannot are left out of the line program, so they show no line
 // rather than a wrong one.
 using LinePlausible = llvm::function_ref<bool(std::string_view file, uint32_t line)>;
+
+// The functions of `table` that start in `text` (their ends clipped to it), and
+// whether any of them has source lines or an unwind table.
+std::vector<DebugFunction> debugFunctionsIn(const SymbolTable &table, const AddressRange &text,
+                                            const LineTables &lines, const UnwindTables &unwind,
+                                            bool &anyDebugInfo);
 
 // `functions` in any order; their lines come from `lines` (entries outside the
 // function are dropped) and their unwind tables from `unwind`. The name of the
