@@ -162,21 +162,17 @@ std::optional<uid_t> readProcessUid(uint64_t pid, const std::string &procRoot) {
   return parseRealUid(*status);
 }
 
-namespace {
-
-uint64_t namespacedPidOf(uint64_t pid, const std::string &procRoot) {
+uint64_t readNamespacedPid(uint64_t pid, const std::string &procRoot) {
   if (auto status = readFile(procRoot + "/" + std::to_string(pid) + "/status"))
     if (auto inner = parseNamespacedPid(*status))
       return *inner;
   return pid;
 }
 
-} // namespace
-
 std::vector<std::string> perfMapCandidates(uint64_t pid, const std::string &procRoot) {
   const std::string procDir = procRoot + "/" + std::to_string(pid);
   std::vector<std::string> candidates;
-  const uint64_t nspid = namespacedPidOf(pid, procRoot);
+  const uint64_t nspid = readNamespacedPid(pid, procRoot);
   const std::string name = "perf-" + std::to_string(nspid) + ".map";
   // The process's own view of /tmp: right for containers and private /tmp.
   candidates.push_back(procDir + "/root/tmp/" + name);
@@ -229,6 +225,16 @@ std::optional<std::string> findPerfMap(uint64_t pid, const std::string &procRoot
   return std::nullopt;
 }
 
+std::optional<std::string> findPerfMapOfCore(uint64_t pid, const std::string &corePath) {
+  const std::string path = "/tmp/perf-" + std::to_string(pid) + ".map";
+  struct stat map, core;
+  if (::stat(path.c_str(), &map) != 0 || ::stat(corePath.c_str(), &core) != 0)
+    return std::nullopt;
+  if (map.st_mtim.tv_sec > core.st_mtim.tv_sec + 1)
+    return std::nullopt;
+  return path;
+}
+
 std::optional<std::string> jitdumpInMemoryMap(const std::vector<Mapping> &mappings,
                                               uint64_t pid, uint64_t namespacedPid) {
   for (const Mapping &m : mappings) {
@@ -251,7 +257,7 @@ std::optional<std::string> jitdumpInMemoryMap(const std::vector<Mapping> &mappin
 std::optional<std::string> findJitdump(uint64_t pid, const std::vector<Mapping> &mappings,
                                        const std::string &procRoot) {
   std::optional<std::string> path =
-      jitdumpInMemoryMap(mappings, pid, namespacedPidOf(pid, procRoot));
+      jitdumpInMemoryMap(mappings, pid, readNamespacedPid(pid, procRoot));
   if (!path)
     return std::nullopt;
   // The process's own view first: right for containers and private /tmp.

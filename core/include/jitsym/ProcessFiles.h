@@ -41,6 +41,8 @@ std::optional<DescriptorPosition> parseFdInfo(std::string_view fdinfo);
 // Readers over /proc (or `procRoot` in tests).
 std::optional<ProcessIdentity> readProcessIdentity(uint64_t pid, const std::string &procRoot = "/proc");
 std::optional<uid_t> readProcessUid(uint64_t pid, const std::string &procRoot = "/proc");
+// The PID inside the process's PID namespace (its PID when not in one).
+uint64_t readNamespacedPid(uint64_t pid, const std::string &procRoot = "/proc");
 // When the process started, in seconds since the epoch.
 std::optional<double> readProcessStartSeconds(uint64_t pid, const std::string &procRoot = "/proc");
 std::optional<std::string> readFile(const std::string &path);
@@ -58,6 +60,10 @@ std::vector<std::string> perfMapCandidates(uint64_t pid, const std::string &proc
 // The first candidate that exists and was not last written before the process
 // started (a map left behind by an earlier process with the same PID), if any.
 std::optional<std::string> findPerfMap(uint64_t pid, const std::string &procRoot = "/proc");
+
+// For a core file of process `pid`: /tmp/perf-PID.map if it was last written
+// before the core was (a later one is another process's with the same PID).
+std::optional<std::string> findPerfMapOfCore(uint64_t pid, const std::string &corePath);
 
 // The jitdump a process announced the way perf expects: it maps the file
 // executable, and the file is named jit-PID.dump after the process's PID (or
