@@ -6,13 +6,18 @@
 #include <string>
 
 #include "JitdumpDump.h"
+#include "jitsym/MemoryMap.h"
 #include "jitsym/PrivateDir.h"
+#include "jitsym/ProcessFiles.h"
+#include "jitsym/RegionExport.h"
+#include "jitsym/Snapshot.h"
 #include "jitsym/SymbolFileWriter.h"
 #include "jitsym/SymbolSource.h"
 #include "jitsym/Symbolizer.h"
 #include "jitsym/Uuid.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
 #include "llvm/TargetParser/Triple.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -38,6 +43,17 @@ static cl::SubCommand SymbolicateCmd("symbolicate", "Copy text (a crash log, a b
 static cl::opt<std::string> SymbolicateInput(cl::Positional, cl::desc("<perf map or jitdump>"), cl::Required, cl::sub(SymbolicateCmd), cl::cat(Category));
 static cl::opt<std::string> SymbolicateText(cl::Positional, cl::desc("[text file, default: standard input]"), cl::init("-"), cl::sub(SymbolicateCmd), cl::cat(Category));
 
+static cl::SubCommand ExportCmd("export", "Write the JIT symbols as files another LLDB session loads: per region an object, a JSON symbol file and DWARF lines, plus load.lldb and regions.json");
+static cl::list<std::string> ExportInputs(cl::Positional, cl::desc("<perf map, jitdump or snapshot directory>..."), cl::OneOrMore, cl::sub(ExportCmd), cl::cat(Category));
+static cl::opt<std::string> ExportOutput("o", cl::desc("Directory to write (created if missing)"), cl::value_desc("DIR"), cl::Required, cl::sub(ExportCmd), cl::cat(Category));
+static cl::opt<std::string> ExportMaps("maps", cl::desc("The process's memory map (/proc/PID/maps text): regions follow its anonymous memory, its files are listed for tools"), cl::value_desc("FILE"), cl::sub(ExportCmd), cl::cat(Category));
+static cl::opt<std::string> ExportTriple("triple", cl::desc("Target triple (default: a jitdump's architecture, else this host's)"), cl::sub(ExportCmd), cl::cat(Category));
+
+static cl::SubCommand SnapshotCmd("snapshot", "Save what a post-mortem of process PID needs (perf map, jitdump, memory map, identity) into DIR; also from a core_pattern pipe helper");
+static cl::opt<uint64_t> SnapshotPid(cl::Positional, cl::desc("<pid>"), cl::Required, cl::sub(SnapshotCmd), cl::cat(Category));
+static cl::opt<std::string> SnapshotDir(cl::Positional, cl::desc("<directory>"), cl::Required, cl::sub(SnapshotCmd), cl::cat(Category));
+static cl::opt<bool> SnapshotForce("force", cl::desc("Copy files not owned by the process's user or root"), cl::sub(SnapshotCmd), cl::cat(Category));
+
 static cl::SubCommand DumpCmd("dump", "Print the records of a jitdump file in a stable text form (line tables and decoded unwind tables indented under their record)");
 static cl::opt<std::string> DumpInput(cl::Positional, cl::desc("<jitdump>"), cl::Required, cl::sub(DumpCmd), cl::cat(Category));
 
@@ -62,15 +78,34 @@ static bool isRfc4122Text(llvm::StringRef text) {
   return true;
 }
 
-static bool load(const std::string &path, LoadedSymbols &out) {
-  llvm::Expected<LoadedSymbols> loaded = loadSymbols(path);
+static bool load(const std::vector<std::string> &paths, LoadedSymbols &out,
+                 LoadOptions options = {}) {
+  llvm::Expected<LoadedSymbols> loaded = loadSymbols(paths, options);
   if (!loaded) {
     llvm::errs() << "error: " << llvm::toString(loaded.takeError()) << "\n";
     return false;
   }
   out = std::move(*loaded);
-  reportDiagnostics(path, out);
+  reportDiagnostics(paths.back(), out);
   return true;
+}
+
+static bool load(const std::string &path, LoadedSymbols &out) {
+  return load(std::vector<std::string>{path}, out);
+}
+
+static std::string defaultTriple(const LoadedSymbols &loaded, const std::string &given) {
+  return !given.empty()                   ? given
+         : !loaded.architecture.empty() ? loaded.architecture + "-unknown-linux-gnu"
+                                        : llvm::sys::getProcessTriple();
+}
+
+static bool checkTriple(const std::string &triple) {
+  if (triple.empty() || llvm::Triple(triple).getArch() != llvm::Triple::UnknownArch)
+    return true;
+  llvm::errs() << "error: --triple '" << triple
+               << "' names no architecture LLVM knows (example: x86_64-pc-linux-gnu)\n";
+  return false;
 }
 
 // Offline there is no memory map: sections are clusters of nearby symbols,
@@ -105,12 +140,8 @@ static std::vector<SectionSpec> clusterSections(const SymbolTable &table) {
 }
 
 static int runConvert() {
-  if (!ConvertTriple.empty() &&
-      llvm::Triple(ConvertTriple).getArch() == llvm::Triple::UnknownArch) {
-    llvm::errs() << "error: --triple '" << ConvertTriple
-                 << "' names no architecture LLVM knows (example: x86_64-pc-linux-gnu)\n";
+  if (!checkTriple(ConvertTriple))
     return 1;
-  }
   if (!ConvertUuid.empty() && !isRfc4122Text(ConvertUuid)) {
     llvm::errs() << "error: --uuid '" << ConvertUuid
                  << "' is not RFC 4122 text (8-4-4-4-12 hexadecimal digits)\n";
@@ -124,9 +155,7 @@ static int runConvert() {
     return 1;
   }
   SymbolFileSpec spec;
-  spec.triple = !ConvertTriple.empty()          ? std::string(ConvertTriple)
-                : !loaded.architecture.empty() ? loaded.architecture + "-unknown-linux-gnu"
-                                               : llvm::sys::getProcessTriple();
+  spec.triple = defaultTriple(loaded, ConvertTriple);
   std::vector<const Symbol *> symbols;
   uint64_t digest = 1469598103934665603ull; // FNV-1a over addresses and names
   loaded.table.forEach([&](const Symbol &s) {
@@ -185,6 +214,102 @@ static int runSymbolicate() {
   return 0;
 }
 
+// A snapshot directory stands for the files saved in it.
+static bool expandSources(std::vector<std::string> &sources, std::string &maps) {
+  std::vector<std::string> files;
+  for (const std::string &input : ExportInputs) {
+    if (!llvm::sys::fs::is_directory(input)) {
+      files.push_back(input);
+      continue;
+    }
+    llvm::Expected<Snapshot> snapshot = readSnapshot(input);
+    if (!snapshot) {
+      llvm::errs() << "error: " << llvm::toString(snapshot.takeError()) << "\n";
+      return false;
+    }
+    for (const std::string *file : {&snapshot->perfMap, &snapshot->jitdump})
+      if (!file->empty())
+        files.push_back(*file);
+    if (maps.empty())
+      maps = snapshot->maps;
+  }
+  if (files.empty()) {
+    llvm::errs() << "error: no perf map or jitdump to export (the snapshot has neither)\n";
+    return false;
+  }
+  sources = std::move(files);
+  return true;
+}
+
+static int runExport() {
+  if (!checkTriple(ExportTriple))
+    return 1;
+  std::vector<std::string> sources;
+  std::string maps = ExportMaps;
+  if (!expandSources(sources, maps))
+    return 1;
+  LoadOptions options;
+  options.unwindTables = true;
+  LoadedSymbols loaded;
+  if (!load(sources, loaded, options))
+    return 1;
+  ExportRequest request;
+  request.table = &loaded.table;
+  request.lines = &loaded.lines;
+  request.unwind = &loaded.unwind;
+  request.triple = defaultTriple(loaded, ExportTriple);
+  request.origin = llvm::join(sources, " + ");
+  if (!maps.empty()) {
+    std::optional<std::string> text = readFile(maps);
+    if (!text) {
+      llvm::errs() << "error: " << maps << ": cannot be read\n";
+      return 1;
+    }
+    std::vector<Diagnostic> diagnostics;
+    request.mappings = parseMemoryMap(*text, maps, &diagnostics);
+    for (const Diagnostic &d : diagnostics)
+      llvm::errs() << "warning: " << d.str() << " (line skipped)\n";
+    request.space = JitAddressSpace::fromMemoryMap(request.mappings);
+  }
+  llvm::Expected<ExportResult> result = exportRegions(ExportOutput, request);
+  if (!result) {
+    llvm::errs() << "error: " << llvm::toString(result.takeError()) << "\n";
+    return 1;
+  }
+  if (result->symbols == 0) {
+    llvm::errs() << "error: " << request.origin << ": none of its " << loaded.table.size()
+                 << " symbols lies in anonymous memory of " << maps
+                 << ": the files are not from the same process\n";
+    return 1;
+  }
+  llvm::errs() << "wrote " << ExportOutput << ": " << result->symbols << " symbols in "
+               << result->regions.size() << (result->regions.size() == 1 ? " region" : " regions");
+  if (result->outside)
+    llvm::errs() << " (" << result->outside << " outside the process's anonymous memory, left out)";
+  llvm::errs() << "; load them with: command source " << ExportOutput << "/load.lldb\n";
+  return 0;
+}
+
+static int runSnapshot() {
+  SnapshotOptions options;
+  options.force = SnapshotForce;
+  llvm::Expected<Snapshot> snapshot = takeSnapshot(SnapshotPid, SnapshotDir, options);
+  if (!snapshot) {
+    llvm::errs() << "error: " << llvm::toString(snapshot.takeError()) << "\n";
+    return 1;
+  }
+  llvm::outs() << "saved process " << snapshot->pid << " (" << snapshot->executable << ") in "
+               << SnapshotDir << ": memory map";
+  if (!snapshot->perfMap.empty())
+    llvm::outs() << ", " << snapshot->perfMapSource;
+  if (!snapshot->jitdump.empty())
+    llvm::outs() << ", " << snapshot->jitdumpSource;
+  if (snapshot->perfMap.empty() && snapshot->jitdump.empty())
+    llvm::outs() << " (no perf map or jitdump found)";
+  llvm::outs() << "\n";
+  return 0;
+}
+
 int main(int argc, char **argv) {
   cl::HideUnrelatedOptions(Category);
   cl::ParseCommandLineOptions(
@@ -193,9 +318,11 @@ int main(int argc, char **argv) {
       "  jitsym convert MAP -o OUT.json [--triple T] [--uuid U]\n"
       "  jitsym lookup MAP ADDR...\n"
       "  jitsym symbolicate MAP [FILE]\n"
-      "  jitsym dump JITDUMP\n\n"
+      "  jitsym dump JITDUMP\n"
+      "  jitsym export SOURCE... -o DIR [--maps FILE] [--triple T]\n"
+      "  jitsym snapshot PID DIR [--force]\n\n"
       "MAP is a perf map (perf-PID.map) or a jitdump (jit-PID.dump), told apart by\n"
-      "its content.\n\n"
+      "its content. A SOURCE is a MAP or a snapshot directory.\n\n"
       "Run 'jitsym SUBCOMMAND --help' for the options of each.\n");
   if (ConvertCmd)
     return runConvert();
@@ -203,6 +330,10 @@ int main(int argc, char **argv) {
     return runLookup();
   if (SymbolicateCmd)
     return runSymbolicate();
+  if (ExportCmd)
+    return runExport();
+  if (SnapshotCmd)
+    return runSnapshot();
   if (DumpCmd)
     return runJitdumpDump(DumpInput, llvm::outs(), llvm::errs());
   llvm::errs() << "error: missing subcommand; run 'jitsym --help'\n";
