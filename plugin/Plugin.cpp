@@ -27,7 +27,7 @@ constexpr const char *kStopHookCommand = "jit-sync --on-stop";
 const char *kHelp = "Load JIT symbols (and source lines, unwind tables) from the process's perf map and "
                     "jitdump into LLDB and keep them current.";
 const char *kSyntax =
-    "jit-sync [--map PATH] [--jitdump PATH] [--force]\n"
+    "jit-sync [--map PATH] [--jitdump PATH] [--dir SNAPSHOT] [--force] [--export DIR]\n"
     "jit-sync --auto on|off\n"
     "jit-sync --watch-compiles on|off\n"
     "jit-sync --jvm-signals on|off\n"
@@ -47,6 +47,16 @@ const char *kSyntax =
     "\n"
     "  --map PATH      follow this perf map instead (renamed files, core files)\n"
     "  --jitdump PATH  follow this jitdump instead\n"
+    "  --dir SNAPSHOT  follow the files a 'jitsym snapshot' saved\n"
+    "  --export DIR    after the sync, write the JIT symbols as files another\n"
+    "               session loads: 'command source DIR/load.lldb', or per region\n"
+    "               'target symbols add' of its JSON file after its object\n"
+    "\n"
+    "A core file (lldb -c CORE) is synced the same way: the JIT memory is\n"
+    "taken from the core's own memory map (an ELF core's program headers and\n"
+    "NT_FILE note), and files that do not match the core are refused. Without\n"
+    "--map or --jitdump, a core uses the jitdump it had mapped if the file is\n"
+    "still there, and /tmp/perf-PID.map if written before the core.\n"
     "  --force      trust files not owned by the process's user or root\n"
     "  --auto on|off  sync at every stop (default on, for every target)\n"
     "  --watch-compiles on|off  while a breakpoint is pending, stop briefly at\n"
@@ -65,6 +75,7 @@ const char *kSyntax =
 
 struct Options {
   SyncOptions sync;
+  std::optional<std::string> exportDir;
   bool onStop = false, status = false, clear = false;
   std::optional<bool> autoMode;
   std::optional<bool> watchMode;
@@ -196,6 +207,12 @@ bool parseOptions(char **args, Options &options, std::string &error) {
         return false;
     } else if (arg == "--jitdump" || arg == "-j") {
       if (!pathValue("--jitdump", options.sync.jitdumpPath))
+        return false;
+    } else if (arg == "--dir" || arg == "-d") {
+      if (!pathValue("--dir", options.sync.snapshotDir))
+        return false;
+    } else if (arg == "--export" || arg == "-e") {
+      if (!pathValue("--export", options.exportDir))
         return false;
     } else if (arg == "--force" || arg == "-f") {
       options.sync.force = true;
@@ -404,6 +421,20 @@ public:
         result.Printf("jit-sync: %s\n", report->note.c_str());
       else
         result.Printf("%s\n", summary(*report).c_str());
+    }
+    if (options.exportDir) {
+      llvm::Expected<ExportReport> exported = state.exportTo(*options.exportDir);
+      if (!exported) {
+        std::string message = "jit-sync: " + llvm::toString(exported.takeError());
+        result.SetError(message.c_str());
+        return false;
+      }
+      result.Printf("jit-sync: exported %llu symbols in %llu region%s to %s; in another "
+                    "session: command source %s/load.lldb\n",
+                    static_cast<unsigned long long>(exported->symbols),
+                    static_cast<unsigned long long>(exported->regions),
+                    exported->regions == 1 ? "" : "s",
+                    options.exportDir->c_str(), options.exportDir->c_str());
     }
     result.SetStatus(lldb::eReturnStatusSuccessFinishResult);
     return true;

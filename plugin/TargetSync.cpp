@@ -12,7 +12,9 @@
 #include "jitsym/MemoryMap.h"
 #include "jitsym/PerfMapParser.h"
 #include "jitsym/PrivateDir.h"
+#include "jitsym/RegionExport.h"
 #include "jitsym/Regions.h"
+#include "jitsym/Snapshot.h"
 #include "jitsym/TableSink.h"
 
 namespace jitsym::plugin {
@@ -98,14 +100,44 @@ llvm::Error TargetSync::beginProcess(const ProcessIdentity &identity) {
   return llvm::Error::success();
 }
 
+bool TargetSync::isCore() {
+  lldb::SBFileSpec core = target_.GetProcess().GetCoreFile();
+  return core.IsValid() && core.GetFilename() != nullptr;
+}
+
+bool TargetSync::readsProc() { return isLocal(target_) && !isCore(); }
+
+const CoreFileInfo *TargetSync::coreFile() {
+  if (!coreRead_) {
+    coreRead_ = true;
+    lldb::SBProcess process = target_.GetProcess();
+    const char *plugin = process.GetPluginName();
+    char path[4096];
+    if (plugin && std::string(plugin) == "elf-core" &&
+        process.GetCoreFile().GetPath(path, sizeof(path)) > 0) {
+      corePath_ = path;
+      llvm::Expected<CoreFileInfo> info = readCoreFile(corePath_);
+      if (info)
+        core_ = std::move(*info);
+      else
+        heldDiagnostics_.push_back({corePath_, 0, llvm::toString(info.takeError())});
+    }
+  }
+  return core_ ? &*core_ : nullptr;
+}
+
 std::vector<Mapping> TargetSync::memoryMap(const lldb::SBProcess &constProcess) {
   lldb::SBProcess process = constProcess;
-  if (isLocal(target_)) {
+  if (readsProc()) {
     const std::string path = "/proc/" + std::to_string(process.GetProcessID()) + "/maps";
     if (auto text = readFile(path))
       return parseMemoryMap(*text, path);
   }
-  // Remote targets and core files: the memory map LLDB itself has.
+  // An ELF core: its program headers and NT_FILE note (LLDB's regions of it
+  // have no file names).
+  if (const CoreFileInfo *core = coreFile())
+    return core->mappings;
+  // Remote targets and minidumps: the memory map LLDB itself has.
   std::vector<Mapping> mappings;
   lldb::SBMemoryRegionInfoList regions = process.GetMemoryRegions();
   for (uint32_t i = 0; i < regions.GetSize(); ++i) {
@@ -205,32 +237,110 @@ llvm::Error TargetSync::publishDebugInfo(lldb::SBDebugger &debugger, uint64_t in
   const WindowModule *window = modules_->find(index);
   if (!window || (lines_.functionCount() == 0 && unwind_.functionCount() == 0))
     return llvm::Error::success();
-  std::vector<DebugFunction> functions;
   bool anyDebugInfo = false;
-  table_.forEachInRange(window->section.start, window->section.end, [&](const Symbol &symbol) {
-    if (symbol.address < window->section.start)
-      return; // starts in the window before: not this module's
-    const uint64_t end = std::min(symbol.end(), window->section.end);
-    functions.push_back({symbol.address, end, table_.name(symbol)});
-    anyDebugInfo = anyDebugInfo || lines_.entries(symbol.address) != nullptr ||
-                   unwind_.frames(symbol.address) != nullptr;
-  });
+  std::vector<DebugFunction> functions =
+      debugFunctionsIn(table_, window->section, lines_, unwind_, anyDebugInfo);
   if (!anyDebugInfo)
     return llvm::Error::success();
-  // Files as this process can open them: through /proc/PID/root for a local
-  // process (its mount namespace); remote files are taken on trust.
-  const std::string root =
-      isLocal(target_) && process_ ? "/proc/" + std::to_string(process_->pid) + "/root" : "";
-  auto plausible = [&](std::string_view file, uint32_t line) {
-    return root.empty() || sourceFiles_.lineCanExist(root + std::string(file), line);
-  };
   return modules_->attachDebugInfo(debugger, target_, index, functions, lines_, unwind_,
-                                   plausible);
+                                   [this](std::string_view file, uint32_t line) {
+                                     return lineCanExist(file, line);
+                                   });
+}
+
+bool TargetSync::lineCanExist(std::string_view file, uint32_t line) {
+  // Files as this process can open them: through /proc/PID/root for a local
+  // process (its mount namespace); remote files and a core's are taken on trust.
+  if (!readsProc() || !process_)
+    return true;
+  const std::string root = "/proc/" + std::to_string(process_->pid) + "/root";
+  return sourceFiles_.lineCanExist(root + std::string(file), line);
 }
 
 llvm::Expected<SyncReport> TargetSync::sync(lldb::SBDebugger &debugger,
-                                            const SyncOptions &options) {
-  return syncWith(debugger, options, {}, nullptr);
+                                            const SyncOptions &given) {
+  SyncOptions options = given;
+  std::vector<Diagnostic> notes;
+  if (options.snapshotDir) {
+    // A snapshot stands for the files saved in it.
+    llvm::Expected<Snapshot> snapshot = readSnapshot(*options.snapshotDir);
+    if (!snapshot)
+      return snapshot.takeError();
+    if (snapshot->perfMap.empty() && snapshot->jitdump.empty())
+      return llvm::createStringError(std::errc::invalid_argument,
+                                     "%s: the snapshot has no perf map or jitdump",
+                                     options.snapshotDir->c_str());
+    if (!options.mapPath && !snapshot->perfMap.empty())
+      options.mapPath = snapshot->perfMap;
+    if (!options.jitdumpPath && !snapshot->jitdump.empty())
+      options.jitdumpPath = snapshot->jitdump;
+    lldb::SBProcess process = target_.GetProcess();
+    if (process.IsValid() && process.GetProcessID() != snapshot->pid)
+      notes.push_back({*options.snapshotDir, 0,
+                       "a snapshot of process " + std::to_string(snapshot->pid) +
+                           ", not of the target's process " +
+                           std::to_string(process.GetProcessID())});
+  }
+  llvm::Expected<SyncReport> report = syncWith(debugger, options, {}, nullptr);
+  if (report)
+    report->diagnostics.insert(report->diagnostics.begin(), notes.begin(), notes.end());
+  return report;
+}
+
+llvm::Error TargetSync::checkAgainstCore(SyncReport &report) {
+  const uint64_t pid = target_.GetProcess().GetProcessID();
+  if (report.added == 0 && report.shadowed > 0) {
+    const std::string names = sourceNames();
+    const uint64_t outside = report.shadowed;
+    forgetSources(); // a mismatch is not followed further
+    readerOrigin_.clear();
+    dumpOrigin_.clear();
+    return llvm::createStringError(
+        std::errc::invalid_argument,
+        "%s: none of its %llu symbols lies in the anonymous memory of the core "
+        "(process %llu): not from this process, or from another run of it",
+        names.c_str(), static_cast<unsigned long long>(outside),
+        static_cast<unsigned long long>(pid));
+  }
+  if (dumpSymbols_ && dumpSymbols_->header() && dumpSymbols_->header()->pid != pid)
+    report.diagnostics.push_back(
+        {dumpReader_->path(), 0,
+         "written by process " + std::to_string(dumpSymbols_->header()->pid) +
+             ", the core is of process " + std::to_string(pid)});
+  if (core_ && core_->truncated())
+    report.diagnostics.push_back(
+        {corePath_, 0,
+         "truncated: " + std::to_string(core_->fileSize) + " bytes of the " +
+             std::to_string(core_->bytesNeeded) + " its segments need; the memory of " +
+             std::to_string(core_->missing.size()) +
+             " mappings is missing (code there cannot be disassembled, frames through it may "
+             "not unwind)"});
+  return llvm::Error::success();
+}
+
+llvm::Expected<ExportReport> TargetSync::exportTo(const std::string &directory) {
+  lldb::SBProcess process = target_.GetProcess();
+  ExportRequest request;
+  if (process.IsValid()) {
+    request.mappings = memoryMap(process);
+    if (!request.mappings.empty())
+      request.space = JitAddressSpace::fromMemoryMap(request.mappings);
+  }
+  request.table = &table_;
+  request.lines = &lines_;
+  request.unwind = &unwind_;
+  request.triple = target_.GetTriple() ? target_.GetTriple() : "x86_64-pc-linux-gnu";
+  request.origin = sourceNames();
+  auto keep = [this](const Symbol &symbol) { return !namedByOtherModule(symbol.address); };
+  request.keep = keep;
+  auto plausible = [this](std::string_view file, uint32_t line) {
+    return lineCanExist(file, line);
+  };
+  request.plausible = plausible;
+  llvm::Expected<ExportResult> result = exportRegions(directory, request);
+  if (!result)
+    return result.takeError();
+  return ExportReport{result->symbols, result->regions.size(), result->outside};
 }
 
 llvm::Expected<std::optional<SyncReport>>
@@ -238,7 +348,7 @@ TargetSync::syncBeforeWrite(lldb::SBDebugger &debugger, lldb::SBThread &thread,
                             const PendingBreakpoints &pending) {
   lldb::SBProcess process = target_.GetProcess();
   std::optional<WriteCall> call = CompileWatch::writeCallAt(thread);
-  if (!call || !isLocal(target_) || !process.IsValid())
+  if (!call || !readsProc() || !process.IsValid())
     return std::nullopt;
   const uint64_t pid = process.GetProcessID();
   std::optional<std::string> map = reader_ ? reader_->path() : findPerfMap(pid);
@@ -266,14 +376,19 @@ TargetSync::syncBeforeWrite(lldb::SBDebugger &debugger, lldb::SBThread &thread,
 void TargetSync::openSources(uint64_t pid, llvm::function_ref<const std::vector<Mapping> &()> mappings,
                              bool lookForJitdump, bool force) {
   TrustPolicy trust;
-  if (!force && isLocal(target_))
+  const CoreFileInfo *core = isCore() ? coreFile() : nullptr;
+  if (!force && readsProc())
     trust.expectedOwner = readProcessUid(pid);
+  else if (!force && core && core->process && core->process->uid)
+    trust.expectedOwner = *core->process->uid;
   if (!reader_) {
     std::optional<std::string> path;
     if (!readerOrigin_.empty())
       path = readerOrigin_;
-    else if (isLocal(target_))
+    else if (readsProc())
       path = findPerfMap(pid);
+    else if (core)
+      path = findPerfMapOfCore(pid, corePath_);
     if (path)
       reader_ = std::make_unique<PerfMapReader>(*path, trust);
   }
@@ -281,8 +396,14 @@ void TargetSync::openSources(uint64_t pid, llvm::function_ref<const std::vector<
     std::optional<std::string> path;
     if (!dumpOrigin_.empty())
       path = dumpOrigin_;
-    else if (isLocal(target_) && lookForJitdump)
+    else if (readsProc() && lookForJitdump)
       path = findJitdump(pid, mappings());
+    else if (core && lookForJitdump) {
+      // Where the process wrote it, if it is still there.
+      path = jitdumpInMemoryMap(mappings(), pid, pid);
+      if (path && ::access(path->c_str(), R_OK) != 0)
+        path.reset();
+    }
     if (path) {
       dumpReader_ = std::make_unique<JitdumpReader>(*path, trust);
       JitdumpSymbolsOptions options;
@@ -297,7 +418,7 @@ void TargetSync::openSources(uint64_t pid, llvm::function_ref<const std::vector<
 // The dump's records still in the runtime's stdio buffer, when they belong
 // right after the file's end (a local process writing at the end of it).
 std::string TargetSync::unflushedDumpBytes(lldb::SBProcess &process) {
-  if (!isLocal(target_))
+  if (!readsProc())
     return {};
   const uint64_t pid = process.GetProcessID();
   struct stat st;
@@ -384,7 +505,7 @@ llvm::Expected<SyncReport> TargetSync::syncWith(lldb::SBDebugger &debugger,
   }
   const uint64_t pid = process.GetProcessID();
   ProcessIdentity identity{pid, 0};
-  if (isLocal(target_))
+  if (readsProc())
     if (auto local = readProcessIdentity(pid))
       identity = *local;
   if (!process_ || *process_ != identity)
@@ -441,6 +562,9 @@ llvm::Expected<SyncReport> TargetSync::syncWith(lldb::SBDebugger &debugger,
   SymbolChanges changes = table_.takeChanges();
   if (!changes.empty())
     if (llvm::Error err = publish(debugger, mappings(), changes, report))
+      return err;
+  if (!publishOnlyFor && isCore())
+    if (llvm::Error err = checkAgainstCore(report))
       return err;
 
   report.symbols = modules_->symbolCount();

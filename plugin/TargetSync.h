@@ -14,6 +14,7 @@
 #include "PendingBreakpoints.h"
 #include "StdioBuffer.h"
 #include "WindowModules.h"
+#include "jitsym/CoreFile.h"
 #include "jitsym/Diagnostic.h"
 #include "jitsym/JitdumpReader.h"
 #include "jitsym/JitdumpSymbols.h"
@@ -29,7 +30,12 @@ namespace jitsym::plugin {
 struct SyncOptions {
   std::optional<std::string> mapPath;     // --map: explicit perf map
   std::optional<std::string> jitdumpPath; // --jitdump: explicit jitdump
+  std::optional<std::string> snapshotDir; // --dir: what `jitsym snapshot` saved
   bool force = false; // --force: trust files owned by someone else
+};
+
+struct ExportReport {
+  uint64_t symbols = 0, regions = 0, outside = 0;
 };
 
 struct SyncReport {
@@ -59,6 +65,9 @@ public:
   llvm::Expected<std::optional<SyncReport>>
   syncBeforeWrite(lldb::SBDebugger &debugger, lldb::SBThread &thread,
                   const PendingBreakpoints &pending);
+  // Writes the symbols synced so far as files another session loads (see
+  // core RegionExport.h) into `directory`.
+  llvm::Expected<ExportReport> exportTo(const std::string &directory);
   // Removes the modules and forgets everything (relaunch, exit, --clear).
   void reset();
 
@@ -85,6 +94,14 @@ private:
                                       const PendingBreakpoints *publishOnlyFor);
   llvm::Error beginProcess(const ProcessIdentity &identity);
   std::vector<Mapping> memoryMap(const lldb::SBProcess &process);
+  // The process is a core file (ELF or minidump): nothing of it is in /proc.
+  bool isCore();
+  // A live process of this machine, whose /proc entries describe it.
+  bool readsProc();
+  // An ELF core's memory map and process, from its program headers and notes.
+  const CoreFileInfo *coreFile();
+  // Checks a core's named sources against the core; adds warnings to `report`.
+  llvm::Error checkAgainstCore(SyncReport &report);
   // Forgets what was read and given to LLDB, keeping the process.
   void forgetSources();
   // Opens the sources not open yet: the ones named, else the ones found.
@@ -97,6 +114,8 @@ private:
   llvm::Error publish(lldb::SBDebugger &debugger, const std::vector<Mapping> &mappings,
                       SymbolChanges &changes, SyncReport &report);
   bool namedByOtherModule(uint64_t address);
+  // Whether a source line can exist (see SourceFiles.h).
+  bool lineCanExist(std::string_view file, uint32_t line);
   // Gives window `index` a debug object when any of its functions has lines or
   // an unwind table.
   llvm::Error publishDebugInfo(lldb::SBDebugger &debugger, uint64_t index);
@@ -104,6 +123,10 @@ private:
 
   lldb::SBTarget target_;
   bool isJvm_ = false;
+  // The ELF core read for this target, and any error reading it.
+  std::optional<CoreFileInfo> core_;
+  std::string corePath_;
+  bool coreRead_ = false;
   std::optional<ProcessIdentity> process_;
   std::string directory_;
   // The sources. Both may be followed at once (node --perf-prof
