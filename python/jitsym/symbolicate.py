@@ -1,0 +1,295 @@
+"""jit-symbolicate: names the addresses of a crash log or backtrace text.
+
+The text can be a Node or JVM fatal error report, kernel "segfault at ... ip
+..." lines, a pasted `bt`, or a list of addresses. jitsym's command-line tool
+exports the JIT symbols (from a perf map, a jitdump, or a snapshot directory)
+as region files; they are added to a target of their own the way LLDB's
+crash-log tooling adds images (lldb.utils.symbolication), with the process's
+own binaries when a snapshot has its memory map; then LLDB names every address
+it can, with the source line where the jitdump gave one.
+"""
+
+import argparse
+import io
+import json
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+import tempfile
+import uuid
+
+import lldb
+from lldb.utils import symbolication
+
+from . import artifacts
+
+# As `jitsym symbolicate` reads addresses: "0x" and 1 to 16 hex digits, or a bare
+# run of 8 to 16 (so that "42" and "cafe" stay words), a whole word either way.
+ADDRESS = re.compile(r"(?<![0-9A-Za-z_])(0[xX][0-9a-fA-F]{1,16}|[0-9a-fA-F]{8,16})(?![0-9A-Za-z_])")
+# Frames whose address is a return address (LLDB's and gdb's backtraces, frame
+# 1 and up): the line is that of the call, one byte before.
+RETURN_FRAME = re.compile(r"(?:frame #|^\s*#)([0-9]+)\b")
+
+
+class JitRegionImage(symbolication.Image):
+    """A region jitsym exported: its object (the window's .text), then its JSON
+    symbols and DWARF added as symbol files, as jit-sync gives them to LLDB."""
+
+    def __init__(self, region, run_command):
+        super().__init__(region["object"], uuid.UUID(region["uuid"]))
+        self.region = region
+        self.resolve = True  # the object is at hand: add it by path
+        self.add_section(symbolication.Section(region["start"], region["end"], ".text"))
+        self._run = run_command
+        self._added = False
+
+    def add_module(self, target, obj_dir=None):
+        if self._added:
+            return None
+        self._added = True
+        error = super().add_module(target, obj_dir)
+        if error:
+            return error
+        for path in (self.region["symbols"], self.region["debug"]):
+            if path:
+                error = self._run(target, 'target symbols add "%s"' % path)
+                if error:
+                    return error
+                self.module.GetNumSymbols()  # merged now, before the next add
+        return None
+
+
+class NativeImage(symbolication.Image):
+    """A file the process had mapped (from a snapshot's memory map), loaded
+    where the process had it."""
+
+    def __init__(self, path, mappings):
+        super().__init__(path)
+        self.mappings = mappings
+        for m in mappings:
+            if m["execute"]:
+                self.add_section(symbolication.Section(m["start"], m["end"], None))
+        self._added = False
+
+    def add_module(self, target, obj_dir=None):
+        if self._added:
+            return None
+        self._added = True
+        if not os.path.isfile(self.path):
+            self.unavailable = True
+            return None
+        self.module = target.AddModule(self.path, None, None)
+        if not self.module:
+            return None
+        slide = self._slide()
+        if slide is not None:
+            target.SetModuleLoadAddress(self.module, slide)
+        return None
+
+    def _slide(self):
+        # A mapping of the file at `offset` starts at `start`: find the segment
+        # LLDB read at that file offset, and the slide that puts it there.
+        for m in self.mappings:
+            for section in self.module.sections:
+                begin = section.GetFileOffset()
+                if begin <= m["offset"] < begin + max(section.GetFileByteSize(), 1):
+                    return m["start"] - (section.GetFileAddress() + m["offset"] - begin)
+        return None
+
+
+class Symbolication:
+    def __init__(self, debugger, export_dir):
+        with open(os.path.join(export_dir, "regions.json")) as f:
+            manifest = json.load(f)
+        self.debugger = debugger
+        error = lldb.SBError()
+        self.target = debugger.CreateTarget("", manifest["triple"], None, False, error)
+        if not self.target:
+            raise RuntimeError("cannot create a target for %s: %s" % (manifest["triple"], error))
+        images = [JitRegionImage(r, self._run) for r in manifest["regions"]]
+        by_path = {}
+        for m in manifest["images"]:
+            by_path.setdefault(m["path"], []).append(m)
+        images += [NativeImage(path, ms) for path, ms in by_path.items()]
+        self.regions = manifest["regions"]
+        self.symbolicator = symbolication.Symbolicator(
+            debugger=debugger, target=self.target, images=images
+        )
+
+    def _run(self, target, command):
+        result = lldb.SBCommandReturnObject()
+        self.debugger.GetCommandInterpreter().HandleCommand(
+            command, lldb.SBExecutionContext(target), result, False
+        )
+        return None if result.Succeeded() else "%s: %s" % (command, result.GetError())
+
+    def describe(self, address, is_return_address):
+        """"module`name + offset [at file:line[:column]]", or None."""
+        image = self.symbolicator.find_image_containing_load_addr(address)
+        if image is None:
+            return None
+        error = image.add_module(self.target)
+        if error:
+            raise RuntimeError(error)
+        so_addr = self.target.ResolveLoadAddress(address)
+        context = self.target.ResolveSymbolContextForAddress(
+            so_addr, lldb.eSymbolContextEverything
+        )
+        function, symbol = context.GetFunction(), context.GetSymbol()
+        named = function if function else symbol
+        if not named or not context.GetModule():
+            return None
+        start = named.GetStartAddress().GetLoadAddress(self.target)
+        text = "%s`%s" % (context.GetModule().GetFileSpec().GetFilename(), named.GetName())
+        if address > start:
+            text += " + %d" % (address - start)
+        line_address = address - 1 if is_return_address and address > start else address
+        line = self.target.ResolveSymbolContextForAddress(
+            self.target.ResolveLoadAddress(line_address), lldb.eSymbolContextLineEntry
+        ).GetLineEntry()
+        if line.IsValid() and line.GetFileSpec() and line.GetLine():
+            text += " at %s:%d" % (line.GetFileSpec().GetFilename(), line.GetLine())
+            if line.GetColumn():
+                text += ":%d" % line.GetColumn()
+        return text, named.GetName()
+
+    def close(self):
+        self.debugger.DeleteTarget(self.target)
+
+
+def symbolicate_text(symbolication_, text):
+    """The text with a description after each address LLDB can name; and how
+    many addresses there were and how many were named."""
+    found = named = 0
+    out = []
+    for line in text.splitlines(keepends=True):
+        frame = RETURN_FRAME.search(line)
+        is_return = bool(frame) and int(frame.group(1)) > 0
+        pieces, last = [], 0
+        for match in ADDRESS.finditer(line):
+            found += 1
+            address = int(match.group(1), 16)
+            described = symbolication_.describe(address, is_return)
+            pieces.append(line[last:match.end()])
+            last = match.end()
+            if described is None:
+                continue
+            named += 1
+            description, name = described
+            # A report that already names the address (Node's own trace, a
+            # `bt` with the name after it) keeps its text, and so does the
+            # base of an offset ("[0x7f00+0x31]", as HotSpot writes).
+            rest = line[match.end():]
+            if name not in rest and not rest.startswith("+"):
+                pieces.append(" " + description)
+        pieces.append(line[last:])
+        out.append("".join(pieces))
+    return "".join(out), found, named
+
+
+def export_regions(sources, directory):
+    """Runs `jitsym export` (a snapshot directory brings its memory map)."""
+    cli = artifacts.cli_path()
+    if cli is None:
+        raise RuntimeError(artifacts.not_found("jitsym"))
+    command = [cli, "export"] + sources + ["-o", directory]
+    run = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    warnings = [l for l in run.stderr.splitlines() if l.startswith("warning: ")]
+    if run.returncode != 0:
+        raise RuntimeError(run.stderr.strip().replace("error: ", "", 1))
+    return warnings
+
+
+def parser():
+    p = argparse.ArgumentParser(
+        prog="jit-symbolicate",
+        description="Name the addresses in a crash log or backtrace (a Node or JVM "
+        "fatal error report, kernel 'segfault at ... ip ...' lines, a pasted bt, "
+        "a list of addresses) with the JIT symbols a process left behind, and its "
+        "own binaries when a snapshot has its memory map.",
+        epilog="At least one of --map, --jitdump, --dir. Reads standard input "
+        "when FILE is '-' or missing.",
+    )
+    p.add_argument("--map", action="append", default=[], metavar="M",
+                   help="a perf map (perf-PID.map)")
+    p.add_argument("--jitdump", action="append", default=[], metavar="J",
+                   help="a jitdump (jit-PID.dump)")
+    p.add_argument("--dir", metavar="D",
+                   help="a snapshot directory (jitsym snapshot PID D)")
+    p.add_argument("file", nargs="?", default="-", metavar="FILE",
+                   help="the text to symbolicate")
+    return p
+
+
+def run(debugger, arguments, out, err):
+    """Returns the exit status (0: done)."""
+    try:
+        options = parser().parse_args(arguments)
+    except SystemExit as e:  # argparse has printed why
+        return 2 if e.code else 0
+    sources = options.map + options.jitdump + ([options.dir] if options.dir else [])
+    if not sources:
+        err.write("error: jit-symbolicate: name the symbols: --map, --jitdump or --dir\n")
+        return 2
+    name = "standard input" if options.file == "-" else options.file
+    try:
+        if options.file == "-":
+            text = sys.stdin.read()
+        else:
+            with open(options.file, errors="replace") as f:
+                text = f.read()
+    except OSError as e:
+        err.write("error: jit-symbolicate: %s: %s\n" % (options.file, e.strerror))
+        return 1
+    if not ADDRESS.search(text):
+        err.write("error: jit-symbolicate: %s: no addresses in the text (looked for 0x "
+                  "followed by hex digits, or a bare run of 8 to 16 hex digits)\n" % name)
+        return 1
+    directory = tempfile.mkdtemp(prefix="jitsym-symbolicate-")
+    try:
+        for warning in export_regions(sources, directory):
+            err.write(warning + "\n")
+        session = Symbolication(debugger, directory)
+        try:
+            symbolicated, found, named = symbolicate_text(session, text)
+        finally:
+            session.close()
+    except (RuntimeError, OSError, ValueError, KeyError) as e:
+        err.write("error: jit-symbolicate: %s\n" % e)
+        return 1
+    finally:
+        shutil.rmtree(directory, ignore_errors=True)
+    out.write(symbolicated)
+    if named == 0:
+        err.write("warning: jit-symbolicate: none of the %d addresses in %s lies in code "
+                  "the symbols describe: are they from the same process?\n" % (found, name))
+    return 0
+
+
+class SymbolicateCommand:
+    def __init__(self, debugger, internal_dict):
+        pass
+
+    def get_short_help(self):
+        return "Name the addresses of a crash log or backtrace with a process's JIT symbols."
+
+    def get_long_help(self):
+        return parser().format_help()
+
+    def __call__(self, debugger, command, exe_ctx, result):
+        out, err = io.StringIO(), io.StringIO()
+        try:
+            arguments = shlex.split(command)
+        except ValueError as e:
+            result.SetError("jit-symbolicate: %s" % e)
+            return
+        status = run(debugger, arguments, out, err)
+        result.Print(out.getvalue())
+        if status == 0:
+            result.Print(err.getvalue())  # warnings only
+            result.SetStatus(lldb.eReturnStatusSuccessFinishResult)
+        else:
+            result.SetError(err.getvalue().replace("error: ", "", 1).rstrip("\n"))
