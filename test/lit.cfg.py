@@ -33,11 +33,24 @@ config.substitutions.append(("%lldb", config.lldb + " --no-lldbinit -b"))
 config.substitutions.append(("%python", "/usr/bin/python3"))
 config.substitutions.append(("%inputs", os.path.join(config.test_source_root, "Inputs")))
 config.substitutions.append(("%scripts", os.path.join(config.jitsym_source_dir, "test", "scripts")))
+config.substitutions.append(("%builddir", config.jitsym_build_dir))
+config.substitutions.append(("%pyjitsym", os.path.join(config.jitsym_source_dir, "python", "jitsym")))
+config.substitutions.append(("%core_helper", os.path.join(config.jitsym_source_dir, "scripts", "jitsym-core-helper")))
 config.substitutions.append(("%examples", os.path.join(config.jitsym_source_dir, "examples")))
 config.substitutions.append(("FileCheck", os.path.join(tools, "FileCheck")))
 config.substitutions.append(("not ", os.path.join(tools, "not") + " "))
 config.substitutions.append(("split-file", os.path.join(tools, "split-file")))
 
+# The kernel writes cores as plain files into the working directory.
+try:
+    with open("/proc/sys/kernel/core_pattern") as f:
+        pattern = f.read().strip()
+    if pattern and not pattern.startswith("|") and "/" not in pattern:
+        config.available_features.add("kernel-cores")
+except OSError:
+    pass
+if shutil.which("gdb") and shutil.which("gcore"):
+    config.available_features.add("gdb")
 if shutil.which("node"):
     config.available_features.add("node")
 if shutil.which("java") and shutil.which("jcmd"):
