@@ -17,7 +17,6 @@ import re
 import shlex
 import shutil
 import subprocess
-import sys
 import tempfile
 import uuid
 
@@ -237,7 +236,10 @@ def run(debugger, arguments, out, err):
     name = "standard input" if options.file == "-" else options.file
     try:
         if options.file == "-":
-            text = sys.stdin.read()
+            # The process's standard input (inside LLDB, sys.stdin is LLDB's
+            # own input stream, not what was piped to lldb).
+            with open(0, errors="replace", closefd=False) as f:
+                text = f.read()
         else:
             with open(options.file, errors="replace") as f:
                 text = f.read()
