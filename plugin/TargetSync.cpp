@@ -387,7 +387,7 @@ void TargetSync::openSources(uint64_t pid, llvm::function_ref<const std::vector<
       path = readerOrigin_;
     else if (readsProc())
       path = findPerfMap(pid);
-    else if (core)
+    else if (core && dumpOrigin_.empty()) // a core: found only when nothing is named
       path = findPerfMapOfCore(pid, corePath_);
     if (path)
       reader_ = std::make_unique<PerfMapReader>(*path, trust);
@@ -398,7 +398,7 @@ void TargetSync::openSources(uint64_t pid, llvm::function_ref<const std::vector<
       path = dumpOrigin_;
     else if (readsProc() && lookForJitdump)
       path = findJitdump(pid, mappings());
-    else if (core && lookForJitdump) {
+    else if (core && readerOrigin_.empty() && lookForJitdump) {
       // Where the process wrote it, if it is still there.
       path = jitdumpInMemoryMap(mappings(), pid, pid);
       if (path && ::access(path->c_str(), R_OK) != 0)
