@@ -56,9 +56,17 @@ UuidBytes contentUuid(const SymbolTable &table, const PlannedRegion &region) {
   return uuidFromName("jitsym-export:" + std::to_string(digest));
 }
 
+// The directory of the region whose section starts at `start`.
+std::string regionDirectoryName(uint64_t start) {
+  char name[32];
+  std::snprintf(name, sizeof(name), "w%" PRIx64, start);
+  return name;
+}
+
 std::string quoted(const std::string &path) { return "\"" + path + "\""; }
 
-std::string loadCommands(const ExportRequest &request, const ExportResult &result) {
+std::string loadCommands(const ExportRequest &request, const ExportResult &result,
+                         const std::string &loadPath) {
   std::string text = "# JIT symbols written by jitsym";
   if (!request.origin.empty())
     text += " from " + request.origin;
@@ -66,7 +74,7 @@ std::string loadCommands(const ExportRequest &request, const ExportResult &resul
           std::to_string(result.regions.size()) +
           (result.regions.size() == 1 ? " region.\n" : " regions.\n") +
           "# In a session of the same process (its core file, or the live process):\n"
-          "#   command source " + std::string("THIS_FILE") + "\n";
+          "#   command source " + loadPath + "\n";
   for (const ExportedRegion &region : result.regions) {
     text += "target modules add " + quoted(region.object) + "\n";
     text += "target modules load --file " + quoted(region.object) + " --slide 0\n";
@@ -112,9 +120,7 @@ void removePreviousExport(const std::string &directory) {
   for (const auto &region : old["regions"]) {
     if (!region.is_object() || !region.contains("start") || !region["start"].is_number())
       continue;
-    char name[32];
-    std::snprintf(name, sizeof(name), "w%" PRIx64, region["start"].get<uint64_t>());
-    removeTree(directory + "/" + name);
+    removeTree(directory + "/" + regionDirectoryName(region["start"].get<uint64_t>()));
   }
 }
 
@@ -133,9 +139,7 @@ llvm::Expected<ExportResult> exportRegions(const std::string &directory,
   const LineTables &lines = request.lines ? *request.lines : noLines;
   const UnwindTables &unwind = request.unwind ? *request.unwind : noUnwind;
   for (const auto &[start, plan] : planned) {
-    char name[32];
-    std::snprintf(name, sizeof(name), "w%" PRIx64, start);
-    const std::string regionDirectory = directory + "/" + name;
+    const std::string regionDirectory = directory + "/" + regionDirectoryName(start);
     if (std::error_code ec = llvm::sys::fs::create_directories(regionDirectory))
       return llvm::createStringError(ec, "%s: cannot create the directory: %s",
                                      regionDirectory.c_str(), ec.message().c_str());
@@ -173,10 +177,8 @@ llvm::Expected<ExportResult> exportRegions(const std::string &directory,
     result.symbols += region.symbolCount;
     result.regions.push_back(std::move(region));
   }
-  std::string commands = loadCommands(request, result);
   const std::string loadPath = directory + "/load.lldb";
-  commands.replace(commands.find("THIS_FILE"), 9, loadPath);
-  if (llvm::Error err = writeFileAtomically(loadPath, commands))
+  if (llvm::Error err = writeFileAtomically(loadPath, loadCommands(request, result, loadPath)))
     return err;
   if (llvm::Error err = writeFileAtomically(directory + "/regions.json", manifest(request, result)))
     return err;
