@@ -79,6 +79,7 @@ void TargetSync::reset() {
     removeTree(directory_);
   directory_.clear();
   process_.reset();
+  sourceRoot_.clear();
 }
 
 llvm::Error TargetSync::beginProcess(const ProcessIdentity &identity) {
@@ -96,6 +97,9 @@ llvm::Error TargetSync::beginProcess(const ProcessIdentity &identity) {
     return dir.takeError();
   directory_ = *dir;
   process_ = identity;
+  // Files as this process can open them: through /proc/PID/root for a local
+  // process (its mount namespace); remote files and a core's are taken on trust.
+  sourceRoot_ = readsProc() ? "/proc/" + std::to_string(identity.pid) + "/root" : "";
   modules_ = std::make_unique<WindowModules>(directory_, name);
   return llvm::Error::success();
 }
@@ -249,12 +253,7 @@ llvm::Error TargetSync::publishDebugInfo(lldb::SBDebugger &debugger, uint64_t in
 }
 
 bool TargetSync::lineCanExist(std::string_view file, uint32_t line) {
-  // Files as this process can open them: through /proc/PID/root for a local
-  // process (its mount namespace); remote files and a core's are taken on trust.
-  if (!readsProc() || !process_)
-    return true;
-  const std::string root = "/proc/" + std::to_string(process_->pid) + "/root";
-  return sourceFiles_.lineCanExist(root + std::string(file), line);
+  return sourceRoot_.empty() || sourceFiles_.lineCanExist(sourceRoot_ + std::string(file), line);
 }
 
 llvm::Expected<SyncReport> TargetSync::sync(lldb::SBDebugger &debugger,

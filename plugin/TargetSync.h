@@ -128,6 +128,7 @@ private:
   std::string corePath_;
   bool coreRead_ = false;
   std::optional<ProcessIdentity> process_;
+  std::string sourceRoot_; // where source files are read: "/proc/PID/root", or "" (trusted)
   std::string directory_;
   // The sources. Both may be followed at once (node --perf-prof
   // --perf-basic-prof): for code both announce, the jitdump's record wins and
