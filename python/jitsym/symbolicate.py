@@ -113,7 +113,6 @@ class Symbolication:
         for m in manifest["images"]:
             by_path.setdefault(m["path"], []).append(m)
         images += [NativeImage(path, ms) for path, ms in by_path.items()]
-        self.regions = manifest["regions"]
         self.symbolicator = symbolication.Symbolicator(
             debugger=debugger, target=self.target, images=images
         )
