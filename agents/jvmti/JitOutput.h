@@ -1,7 +1,7 @@
 // The agent's files: jit-PID.dump (always) and /tmp/perf-PID.map (option
-// perfmap). Records are encoded by the core's JitdumpWriter and written under
-// one lock, so every record is whole when a reader (jit-sync at a stop, perf)
-// sees it and records of different threads never interleave.
+// perfmap), written by libjitsym-writer's producers: each record is whole
+// when a reader (jit-sync at a stop, perf) sees it, and records of different
+// threads never interleave.
 //
 // Each record is written before its event returns, so a debugger that stops
 // the JVM finds every announced method in the file, except while the replay
@@ -15,20 +15,18 @@
 #include <mutex>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
 
 #include "AgentOptions.h"
-#include "jitsym/JitdumpWriter.h"
+#include "jitsym/writer/JitdumpProducer.h"
+#include "jitsym/writer/PerfMapProducer.h"
 
 namespace jitsym::jvmti {
 
 class JitOutput {
 public:
-  // Creates the files and maps the dump's first page executable, which is how
-  // perf and jit-sync find a jitdump in the process's memory map.
+  // Creates the files (see JitdumpProducer::open).
   static std::unique_ptr<JitOutput> open(const AgentOptions &options, std::string &error);
-  ~JitOutput();
 
   // Code at [address, address + size) now holds `name`. `owner` identifies
   // what put it there (the jmethodID; null for stubs), for unload(). A stub
@@ -41,61 +39,25 @@ public:
   // Writes CODE_CLOSE; anything after is dropped (VM death).
   void close();
 
-  // Between these, records are held in memory instead of written one by one;
-  // what is held is written when it reaches kHeldBytes, and on release.
+  // Between these, records are held in memory instead of written one by one.
   void holdWrites();
   void releaseWrites();
-  static constexpr size_t kHeldBytes = 64 << 10;
-  // Larger code is not copied: it goes from the code to the file in the
-  // record's write (HotSpot's largest blobs, of 100-600 KiB, at VM init).
-  static constexpr size_t kCopiedCodeBytes = 16 << 10;
-  // In such code, a run of at least this many zero bytes (whole blocks of
-  // kZeroBlockBytes from the code's start) is not written but left as a hole
-  // in the file, which reads back as zeros: HotSpot's 563 KiB "C1 temporary
-  // CodeBuffer" is 98% zeros at VM init, and page-cache writes cost ~1 us/KiB.
-  static constexpr size_t kZeroBlockBytes = 4 << 10;
-  static constexpr size_t kHoleBytes = 4 * kZeroBlockBytes;
+  static constexpr size_t kCopiedCodeBytes = writer::JitdumpProducer::kCopiedCodeBytes;
 
-  const std::string &dumpPath() const { return dump_.path; }
-  const std::string &mapPath() const { return map_.path; }
+  const std::string &dumpPath() const { return dumpPath_; }
+  const std::string &mapPath() const { return mapPath_; }
 
 private:
-  struct File {
-    int fd = -1;
-    std::string path;
-    std::string held; // records encoded and not written yet
-    uint64_t end = 0; // where the next bytes go: writes are positioned
-  };
   JitOutput() = default;
-  // Under the lock, after records were appended to `file.held`: writes them,
-  // unless writes are held and the limit is not reached.
-  void commitLocked(File &file);
-  // Writes what `file` holds.
-  void flushLocked(File &file);
-  // Writes `first` then `second` in one pwritev(2) at `file.end`. On the
-  // first failure reports it once and stops writing that file, keeping what
-  // is in it valid.
-  void writeLocked(File &file, std::string_view first, std::string_view second);
-  // Writes `header` then `code`, leaving the code's long zero runs as holes.
-  void writeCodeLocked(File &file, std::string_view header, std::string_view code);
-  // Extends the file by `bytes` zeros without writing them.
-  void skipLocked(File &file, uint64_t bytes);
-  void failLocked(File &file, int error);
+  // Says once on stderr that a file could not be written any more.
+  void reportLocked(int result, const std::string &path, bool &reported);
 
-  struct LiveCode {
-    const void *owner;
-    uint64_t size;
-    uint64_t index;
-  };
-  std::mutex mutex_;
-  File dump_, map_;
-  void *marker_ = nullptr;
-  size_t markerSize_ = 0;
-  uint32_t pid_ = 0;
-  uint64_t nextIndex_ = 1;
+  std::mutex mutex_; // orders the replay check of a stub with its record
+  writer::JitdumpProducer dump_;
+  std::unique_ptr<writer::PerfMapProducer> map_;
+  std::string dumpPath_, mapPath_;
   bool closed_ = false;
-  bool holding_ = false;
-  std::unordered_map<uint64_t, LiveCode> live_; // by code address
+  bool dumpFailed_ = false, mapFailed_ = false;
 };
 
 } // namespace jitsym::jvmti
