@@ -155,7 +155,7 @@ EventResult EventTranslator::load(const char *event, const LoadFields &fields) {
   method.lines = lineSpans(fields, dropped);
   auto known = methods_.find(fields.id);
   if (known != methods_.end() && known->second.address != method.address)
-    sink_.unload(known->second.address); // the id names new code: the old is gone
+    release(fields.id, known->second.address); // the id names new code: the old is gone
   emit(fields.id, methods_[fields.id] = std::move(method));
   return {1, dropped.empty() ? "" : about(event, fields.id) + " (" + fields.name +
                                         "): line table dropped: " + dropped};
@@ -208,7 +208,7 @@ EventResult EventTranslator::update(const void *data) {
   Method &method = known->second;
   const auto address = reinterpret_cast<uint64_t>(load.method_load_address);
   if (address != method.address)
-    sink_.unload(method.address);
+    release(load.method_id, method.address);
   std::string dropped;
   LoadFields fields = fieldsOf(load);
   method.address = address;
@@ -228,10 +228,18 @@ EventResult EventTranslator::unload(const void *data) {
   auto known = methods_.find(id);
   if (known == methods_.end())
     return {0, about("METHOD_UNLOAD_START", id) + " rejected: no such method was loaded"};
-  sink_.unload(known->second.address);
+  release(id, known->second.address);
   methods_.erase(known);
   inlines_.erase(id);
   return {1, ""};
+}
+
+void EventTranslator::release(unsigned int id, uint64_t address) {
+  auto owner = owners_.find(address);
+  if (owner == owners_.end() || owner->second != id)
+    return;
+  owners_.erase(owner);
+  sink_.unload(address);
 }
 
 void EventTranslator::emit(unsigned int id, const Method &method) {
@@ -270,6 +278,7 @@ void EventTranslator::emit(unsigned int id, const Method &method) {
   }
   if (!lines.empty() && covered < method.size)
     lines.push_back({method.address + covered, 0, 0, lines.back().file});
+  owners_[method.address] = id;
   sink_.load(method.address, method.size, method.name, lines);
 }
 

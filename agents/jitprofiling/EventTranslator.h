@@ -74,11 +74,15 @@ private:
   EventResult unload(const void *data);
   // The method's lines, the inlines that arrived for it laid over them.
   void emit(unsigned int id, const Method &method);
+  // The method's code at `address` is gone: unloaded, unless other code has
+  // been loaded there since (then that code's load stands).
+  void release(unsigned int id, uint64_t address);
   static std::vector<LineSpan> lineSpans(const LoadFields &fields, std::string &dropped);
 
   CodeSink &sink_;
   std::unordered_map<unsigned int, Method> methods_;
   std::unordered_map<unsigned int, std::vector<Inline>> inlines_; // by parent id
+  std::unordered_map<uint64_t, unsigned int> owners_; // the method whose code is at an address
   bool shutDown_ = false;
 };
 
