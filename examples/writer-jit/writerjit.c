@@ -1,0 +1,144 @@
+/*
+ * writerjit.c - a tiny x86-64 JIT that announces its code with
+ * libjitsym-writer (jitsym-writer.h): a perf map line and a jitdump record,
+ * with source lines of calc.mini, for each function. LLDB with jitsym names
+ * its frames and shows the lines (see README.md).
+ *
+ * It compiles twice(x) and run(n) of calc.mini, announces them, and calls
+ * run(21): run -> twice -> writerjit_probe(42), where a debugger stops.
+ * With --again it then compiles twice anew elsewhere, unloads the old code,
+ * re-announces run (which now calls the new twice) and calls run(5).
+ *
+ * Linux x86-64 only. Build: see CMakeLists.txt (links libjitsym-writer.so).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "jitsym-writer.h"
+
+#if !defined(__x86_64__)
+#error "writerjit generates x86-64 code"
+#endif
+
+#ifndef WRITERJIT_SOURCE
+#define WRITERJIT_SOURCE "calc.mini"
+#endif
+
+volatile int writerjit_probe_last;
+
+__attribute__((noinline, used)) void writerjit_probe(int value)
+{
+    writerjit_probe_last = value;
+}
+
+static uint8_t *region;
+
+static void put_address(uint8_t *code, size_t at, const void *address)
+{
+    uint64_t value = (uint64_t)(uintptr_t)address;
+    memcpy(code + at, &value, sizeof value);
+}
+
+/* Announces code in both files; a failure is reported with its code. */
+static void announce(const uint8_t *code, unsigned int size, const char *name,
+                     const jitsym_line *lines, unsigned int count)
+{
+    int result = jitsym_perf_map_write(code, size, name);
+    if (result != JITSYM_OK)
+        fprintf(stderr, "writerjit: perf map entry for %s: error %d (%s)\n", name, result,
+                strerror(errno));
+    result = jitsym_jitdump_write(code, size, name, lines, count);
+    if (result != JITSYM_OK)
+        fprintf(stderr, "writerjit: jitdump record for %s: error %d (%s)\n", name, result,
+                strerror(errno));
+    printf("writerjit: %s at %p\n", name, (const void *)code);
+}
+
+/* twice(x): y = x + x; writerjit_probe(y); return y. */
+static uint8_t *compile_twice(size_t at)
+{
+    static const jitsym_line lines[] = {
+        {0x00, 2, WRITERJIT_SOURCE}, {0x09, 3, NULL}, {0x0c, 4, NULL}, {0x1a, 5, NULL}};
+    uint8_t code[] = {
+        0x55,                         /* 00 push rbp          line 2 */
+        0x48, 0x89, 0xe5,             /* 01 mov rbp, rsp             */
+        0x53,                         /* 04 push rbx                 */
+        0x48, 0x83, 0xec, 0x08,       /* 05 sub rsp, 8               */
+        0x8d, 0x1c, 0x3f,             /* 09 lea ebx, [rdi+rdi] line 3 */
+        0x89, 0xdf,                   /* 0c mov edi, ebx      line 4 */
+        0x48, 0xb8, 0, 0, 0, 0, 0, 0, 0, 0, /* 0e movabs rax, probe  */
+        0xff, 0xd0,                   /* 18 call rax                 */
+        0x89, 0xd8,                   /* 1a mov eax, ebx      line 5 */
+        0x48, 0x83, 0xc4, 0x08,       /* 1c add rsp, 8               */
+        0x5b,                         /* 20 pop rbx                  */
+        0x5d,                         /* 21 pop rbp                  */
+        0xc3,                         /* 22 ret                      */
+    };
+    put_address(code, 0x10, (void *)writerjit_probe);
+    memcpy(region + at, code, sizeof code);
+    announce(region + at, sizeof code, "twice", lines, 4);
+    return region + at;
+}
+
+/* run(n): return twice(n). */
+static uint8_t *compile_run(size_t at, const uint8_t *twice)
+{
+    static const jitsym_line lines[] = {{0x00, 6, WRITERJIT_SOURCE}, {0x04, 7, NULL}};
+    uint8_t code[] = {
+        0x55,                         /* 00 push rbp          line 6 */
+        0x48, 0x89, 0xe5,             /* 01 mov rbp, rsp             */
+        0x48, 0xb8, 0, 0, 0, 0, 0, 0, 0, 0, /* 04 movabs rax, twice line 7 */
+        0xff, 0xd0,                   /* 0e call rax                 */
+        0x5d,                         /* 10 pop rbp                  */
+        0xc3,                         /* 11 ret                      */
+    };
+    put_address(code, 0x06, twice);
+    memcpy(region + at, code, sizeof code);
+    announce(region + at, sizeof code, "run", lines, 2);
+    return region + at;
+}
+
+int main(int argc, char **argv)
+{
+    const char *directory = NULL;
+    int again = 0;
+    for (int i = 1; i < argc; ++i) {
+        if (!strcmp(argv[i], "--dir") && i + 1 < argc)
+            directory = argv[++i];
+        else if (!strcmp(argv[i], "--again"))
+            again = 1;
+        else {
+            fprintf(stderr, "usage: writerjit [--dir DIR] [--again]\n");
+            return 2;
+        }
+    }
+    region = mmap(NULL, 1 << 16, PROT_READ | PROT_WRITE | PROT_EXEC,
+                  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (region == MAP_FAILED) {
+        perror("writerjit: mmap");
+        return 1;
+    }
+    if (jitsym_jitdump_init(directory) != JITSYM_OK) {
+        fprintf(stderr, "writerjit: cannot start the jitdump in %s: %s\n",
+                directory ? directory : "$JITDUMPDIR or /tmp", strerror(errno));
+        return 1;
+    }
+    uint8_t *twice = compile_twice(0x100);
+    uint8_t *run = compile_run(0x200, twice);
+    printf("writerjit: run(21) = %d\n", ((int (*)(int))run)(21));
+    if (again) {
+        uint8_t *newer = compile_twice(0x300);
+        jitsym_jitdump_unload(twice);
+        memset(twice, 0xcc, 0x23);
+        run = compile_run(0x200, newer); /* same place, new call target */
+        printf("writerjit: run(5) = %d\n", ((int (*)(int))run)(5));
+    }
+    jitsym_jitdump_fini();
+    jitsym_perf_map_fini();
+    return 0;
+}
