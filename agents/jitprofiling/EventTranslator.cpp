@@ -244,7 +244,10 @@ void EventTranslator::release(unsigned int id, uint64_t address) {
 
 void EventTranslator::emit(unsigned int id, const Method &method) {
   // Paint the method's spans, then each inline's over them, in code offsets.
-  std::vector<LineSpan> painted = method.lines;
+  auto found = inlines_.find(id);
+  std::vector<LineSpan> painted;
+  if (found != inlines_.end()) // else the method's own spans are used as they are
+    painted = method.lines;
   auto paint = [&painted](const LineSpan &span) {
     std::vector<LineSpan> next;
     for (const LineSpan &old : painted) {
@@ -258,7 +261,7 @@ void EventTranslator::emit(unsigned int id, const Method &method) {
               [](const LineSpan &a, const LineSpan &b) { return a.start < b.start; });
     painted = std::move(next);
   };
-  if (auto found = inlines_.find(id); found != inlines_.end())
+  if (found != inlines_.end())
     for (const Inline &inlined : found->second) {
       if (inlined.address < method.address ||
           inlined.address + inlined.size > method.address + method.size)
@@ -270,7 +273,7 @@ void EventTranslator::emit(unsigned int id, const Method &method) {
     }
   std::vector<DebugLineFields> lines;
   uint64_t covered = 0; // code before this has an entry
-  for (const LineSpan &span : painted) {
+  for (const LineSpan &span : found != inlines_.end() ? painted : method.lines) {
     if (span.start > covered && !lines.empty()) // a gap: no line there
       lines.push_back({method.address + covered, 0, 0, lines.back().file});
     lines.push_back({method.address + span.start, span.line, 0, span.file});
