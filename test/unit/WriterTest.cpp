@@ -234,4 +234,12 @@ TEST_F(WriterTest, PlantedLinkOrOtherUsersMapIsRefused) {
   ASSERT_EQ(::chown(path.c_str(), 65534, 65534), 0);
   EXPECT_EQ(jitsym_perf_map_init(), JITSYM_ERR_OPEN);
   EXPECT_EQ(errno, EACCES);
+
+  // Another user's dump by our name: refused, and not emptied on the way.
+  const std::string dump = dumpPath(::getpid());
+  std::ofstream(dump) << "theirs";
+  ASSERT_EQ(::chown(dump.c_str(), 65534, 65534), 0);
+  EXPECT_EQ(jitsym_jitdump_init(dir.path().c_str()), JITSYM_ERR_OPEN);
+  EXPECT_EQ(errno, EACCES);
+  EXPECT_EQ(readFile(dump), "theirs");
 }

@@ -31,8 +31,9 @@ bool RecordFile::open(const std::string &path, Mode mode, std::string &error,
   close();
   // O_NOFOLLOW: in /tmp, a link planted there is refused, not written through.
   // Readable: the jitdump's first page is mapped, and a forked child copies.
+  // Not O_TRUNC: a file of another user is refused before anything in it changes.
   const int flags = O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC |
-                    (mode == Mode::Positioned ? O_TRUNC : O_APPEND);
+                    (mode == Mode::Append ? O_APPEND : 0);
   const int fd = ::open(path.c_str(), flags, 0644);
   auto failed = [&](const char *what, int code) {
     error = std::string(what) + " " + path + ": " + std::strerror(code);
@@ -48,7 +49,8 @@ bool RecordFile::open(const std::string &path, Mode mode, std::string &error,
     return failed("cannot create", errno);
   if (status.st_uid != ::geteuid()) // planted by another user: not ours to extend
     return failed("refusing to write, owned by another user:", EACCES);
-  if (mode == Mode::Append && stale && status.st_size > 0 && stale(fd) && ::ftruncate(fd, 0) != 0)
+  const bool replace = mode == Mode::Positioned || (stale && status.st_size > 0 && stale(fd));
+  if (replace && status.st_size > 0 && ::ftruncate(fd, 0) != 0)
     return failed("cannot empty", errno);
   fd_ = fd;
   mode_ = mode;
