@@ -27,6 +27,7 @@ constexpr int kPrintedMessages = 20;
 class Collector final : public CodeSink {
 public:
   unsigned int initialize();
+  unsigned int initializeLocked();
   unsigned int notify(unsigned int event, const void *data);
 
   void load(uint64_t address, uint64_t size, const std::string &name,
@@ -68,6 +69,10 @@ private:
 
 unsigned int Collector::initialize() {
   std::lock_guard<std::mutex> lock(mutex_);
+  return initializeLocked();
+}
+
+unsigned int Collector::initializeLocked() {
   if (state_ != State::New) // a second engine with its own stub in this process
     return state_ == State::Collecting ? iJIT_SAMPLING_ON : iJIT_NOTHING_RUNNING;
   state_ = State::Off;
@@ -99,9 +104,9 @@ unsigned int Collector::initialize() {
 }
 
 unsigned int Collector::notify(unsigned int event, const void *data) {
-  if (state_ == State::New)
-    initialize();
   std::lock_guard<std::mutex> lock(mutex_);
+  if (state_ == State::New) // a stub that did not call Initialize first
+    initializeLocked();
   if (state_ != State::Collecting)
     return 0;
   const EventResult result = translator_.handle(event, data);
