@@ -32,11 +32,13 @@ public:
 
   void load(uint64_t address, uint64_t size, const std::string &name,
             const std::vector<DebugLineFields> &lines) override {
-    report(dump_.load(address, size, name, lines), dump_.path());
+    report(dump_.load(address, size, name, lines), dump_.path(), dumpFailed_);
     if (map_)
-      report(map_->write(address, size, name), PerfMapProducer::pathForThisProcess());
+      report(map_->write(address, size, name), PerfMapProducer::pathForThisProcess(), mapFailed_);
   }
-  void unload(uint64_t address) override { report(dump_.unload(address), dump_.path()); }
+  void unload(uint64_t address) override {
+    report(dump_.unload(address), dump_.path(), dumpFailed_);
+  }
   void shutdown() override {
     dump_.close();
     if (map_)
@@ -51,9 +53,10 @@ private:
     std::fprintf(stderr, "jitsym-jitprofiling: ");
     std::fprintf(stderr, format, args...);
   }
-  void report(int result, const std::string &path) {
-    if (result == JITSYM_ERR_WRITE && !writeFailed_) {
-      writeFailed_ = true;
+  // Says once per file that it could not be written any more.
+  void report(int result, const std::string &path, bool &reported) {
+    if (result == JITSYM_ERR_WRITE && !reported) {
+      reported = true;
       say("cannot write %s: %s; no more records go to it\n", path.c_str(), std::strerror(errno));
     }
   }
@@ -64,7 +67,7 @@ private:
   std::unique_ptr<PerfMapProducer> map_;
   EventTranslator translator_{*this};
   int messages_ = 0, rejected_ = 0;
-  bool writeFailed_ = false;
+  bool dumpFailed_ = false, mapFailed_ = false;
 };
 
 unsigned int Collector::initialize() {

@@ -62,8 +62,7 @@ int JitdumpProducer::openLocked(const std::string &directory, std::string *error
   std::string header;
   appendJitdumpHeader(header, {elfMachine(), pid_, monotonicNanoseconds()});
   file_->write(header);
-  if (file_->failure()) {
-    errno = file_->failure();
+  if (file_->result() != JITSYM_OK) {
     why = "cannot write " + path + ": " + std::strerror(errno);
     return failed();
   }
@@ -89,10 +88,8 @@ int JitdumpProducer::writableLocked() {
     errno = EBADF;
     return JITSYM_ERR_CLOSED;
   }
-  if (file_->failure()) {
-    errno = file_->failure();
-    return JITSYM_ERR_WRITE;
-  }
+  if (const int result = file_->result(); result != JITSYM_OK)
+    return result;
   return file_->isOpen() ? JITSYM_OK : openLocked(directory_, nullptr);
 }
 
@@ -116,11 +113,7 @@ int JitdumpProducer::load(uint64_t address, uint64_t size, std::string_view name
     file_->writeWithCode(code);
   }
   live_[address] = {owner, size, index};
-  if (file_->failure()) {
-    errno = file_->failure();
-    return JITSYM_ERR_WRITE;
-  }
-  return JITSYM_OK;
+  return file_->result();
 }
 
 int JitdumpProducer::unload(uint64_t address, std::optional<const void *> owner) {
@@ -137,11 +130,7 @@ int JitdumpProducer::unload(uint64_t address, std::optional<const void *> owner)
                    {pid_, tid, address, found->second.size, found->second.index});
   file_->commit();
   live_.erase(found);
-  if (file_->failure()) {
-    errno = file_->failure();
-    return JITSYM_ERR_WRITE;
-  }
-  return JITSYM_OK;
+  return file_->result();
 }
 
 bool JitdumpProducer::holds(uint64_t address, uint64_t size, const void *owner) {
@@ -179,11 +168,6 @@ void JitdumpProducer::releaseWrites() {
 std::string JitdumpProducer::path() {
   std::lock_guard<std::mutex> lock(mutex_);
   return file_->path();
-}
-
-int JitdumpProducer::failure() {
-  std::lock_guard<std::mutex> lock(mutex_);
-  return file_->failure();
 }
 
 void JitdumpProducer::beforeFork() {

@@ -58,11 +58,7 @@ int PerfMapProducer::write(uint64_t address, uint64_t size, std::string_view nam
     return opened;
   file_->held() += perfMapLine(address, size, name);
   file_->commit();
-  if (file_->failure()) {
-    errno = file_->failure();
-    return JITSYM_ERR_WRITE;
-  }
-  return JITSYM_OK;
+  return file_->result();
 }
 
 void PerfMapProducer::fini() {

@@ -1,5 +1,7 @@
 #include "RecordFile.h"
 
+#include "jitsym-writer.h"
+
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
@@ -58,6 +60,13 @@ bool RecordFile::open(const std::string &path, Mode mode, std::string &error,
   end_ = mode == Mode::Positioned ? 0 : static_cast<uint64_t>(::lseek(fd, 0, SEEK_END));
   failure_ = 0;
   return true;
+}
+
+int RecordFile::result() const {
+  if (failure_ == 0)
+    return JITSYM_OK;
+  errno = failure_;
+  return JITSYM_ERR_WRITE;
 }
 
 void RecordFile::close() {

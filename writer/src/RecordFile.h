@@ -40,6 +40,8 @@ public:
   uint64_t end() const { return end_; }
   // The errno of the write that failed, 0 while none did.
   int failure() const { return failure_; }
+  // JITSYM_OK, or JITSYM_ERR_WRITE with errno set once a write failed.
+  int result() const;
 
   // Records are encoded into held(), then commit() writes them unless writes
   // are held and less than kHeldBytes is held; flush() writes them anyway.

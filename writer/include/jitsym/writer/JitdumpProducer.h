@@ -54,8 +54,6 @@ public:
   static constexpr size_t kCopiedCodeBytes = 16 << 10;
 
   std::string path();
-  // The errno of the write that failed, 0 while none did.
-  int failure();
 
   void beforeFork() override;
   void afterForkInParent() override;
