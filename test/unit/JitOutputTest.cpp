@@ -3,6 +3,7 @@
 // records come out whole and in order on release or close; an unload is
 // written only for the code the dump last placed at that address.
 #include "JitOutput.h"
+#include "FileText.h"
 #include "TempDir.h"
 
 #include "jitsym/JitdumpParser.h"
@@ -19,12 +20,7 @@ using namespace jitsym::jvmti;
 
 namespace {
 
-std::string readFile(const std::string &path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream bytes;
-  bytes << in.rdbuf();
-  return bytes.str();
-}
+using test::readFile;
 
 // "LOAD name@addr", "UNLOAD addr" or "CLOSE" for each record of the dump.
 std::vector<std::string> records(const std::string &path) {

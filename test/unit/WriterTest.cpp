@@ -3,6 +3,7 @@
 // ours) come back with errno; a forked child gets files of its own that start
 // with the parent's entries; stale, planted and linked maps are handled.
 #include "jitsym-writer.h"
+#include "FileText.h"
 #include "TempDir.h"
 
 #include "jitsym/JitdumpParser.h"
@@ -24,12 +25,7 @@ using namespace jitsym;
 
 namespace {
 
-std::string readFile(const std::string &path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream bytes;
-  bytes << in.rdbuf();
-  return bytes.str();
-}
+using test::readFile;
 
 std::string mapPath(pid_t pid) { return "/tmp/perf-" + std::to_string(pid) + ".map"; }
 
