@@ -79,7 +79,6 @@ int JitdumpProducer::openLocked(const std::string &directory, std::string *error
     ::close(parentFd_);
     parentFd_ = -1;
   }
-  file_->setHolding(holding_);
   return JITSYM_OK;
 }
 
@@ -106,7 +105,7 @@ int JitdumpProducer::load(uint64_t address, uint64_t size, std::string_view name
   if (!lines.empty())
     appendDebugInfo(held, now, address, lines);
   appendCodeLoadHeader(held, now, {pid_, tid, address, index, name, code});
-  if (holding_ && code.size() <= kCopiedCodeBytes) {
+  if (file_->holding() && code.size() <= kCopiedCodeBytes) {
     held += code;
     file_->commit();
   } else { // the code bytes go from the code to the file, in the same write
@@ -155,13 +154,11 @@ void JitdumpProducer::close() {
 
 void JitdumpProducer::holdWrites() {
   std::lock_guard<std::mutex> lock(mutex_);
-  holding_ = true;
   file_->setHolding(true);
 }
 
 void JitdumpProducer::releaseWrites() {
   std::lock_guard<std::mutex> lock(mutex_);
-  holding_ = false;
   file_->setHolding(false);
 }
 

@@ -39,7 +39,6 @@ int PerfMapProducer::openLocked(std::string *error) {
     ::close(parentFd_);
     parentFd_ = -1;
   }
-  file_->setHolding(holding_);
   return JITSYM_OK;
 }
 
@@ -69,13 +68,11 @@ void PerfMapProducer::fini() {
 
 void PerfMapProducer::holdWrites() {
   std::lock_guard<std::mutex> lock(mutex_);
-  holding_ = true;
   file_->setHolding(true);
 }
 
 void PerfMapProducer::releaseWrites() {
   std::lock_guard<std::mutex> lock(mutex_);
-  holding_ = false;
   file_->setHolding(false);
 }
 

@@ -74,14 +74,12 @@ void RecordFile::close() {
     ::close(fd_);
   fd_ = -1;
   held_.clear();
-  holding_ = false;
 }
 
 int RecordFile::release() {
   const int fd = fd_;
   fd_ = -1;
   held_.clear();
-  holding_ = false;
   return fd;
 }
 

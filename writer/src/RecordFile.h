@@ -48,7 +48,9 @@ public:
   std::string &held() { return held_; }
   void commit();
   void flush();
+  // Holding is a choice of the producer: it lasts across close() and open().
   void setHolding(bool holding);
+  bool holding() const { return holding_; }
   static constexpr size_t kHeldBytes = 64 << 10;
 
   // Writes held() then `code`; long zero runs of `code` become holes.

@@ -68,7 +68,6 @@ private:
   RecordFile *file_;
   std::string directory_;
   bool closed_ = false; // close() was called: no reopening on write
-  bool holding_ = false;
   void *marker_ = nullptr;
   size_t markerSize_ = 0;
   uint32_t pid_ = 0;

@@ -41,7 +41,6 @@ private:
 
   std::mutex mutex_;
   RecordFile *file_;
-  bool holding_ = false;
   // After a fork, in the child: the parent's map and its size at the fork,
   // copied into the child's own map when that is opened.
   int parentFd_ = -1;
