@@ -52,30 +52,30 @@ std::string EventTranslator::eventName(unsigned int event) {
 }
 
 EventResult EventTranslator::handle(unsigned int event, const void *data) {
-  const std::string name = eventName(event);
+  // The event's name is spelled out only for a message: none on the way of a good event.
   if (shutDown_)
-    return {0, name + " ignored: it came after SHUTDOWN"};
+    return {0, eventName(event) + " ignored: it came after SHUTDOWN"};
   if (event == iJVM_EVENT_TYPE_SHUTDOWN) {
     shutDown_ = true;
     sink_.shutdown();
     return {1, ""};
   }
   if (!data)
-    return {0, name + " rejected: its data pointer is null"};
+    return {0, eventName(event) + " rejected: its data pointer is null"};
   switch (event) {
   case iJVM_EVENT_TYPE_METHOD_LOAD_FINISHED:
-    return load(name.c_str(), fieldsOf(*static_cast<const iJIT_Method_Load *>(data)));
+    return load("METHOD_LOAD_FINISHED", fieldsOf(*static_cast<const iJIT_Method_Load *>(data)));
   case iJVM_EVENT_TYPE_METHOD_LOAD_FINISHED_V2: {
     const auto &v2 = *static_cast<const iJIT_Method_Load_V2 *>(data);
     LoadFields fields = fieldsOf(v2);
     fields.module = v2.module_name;
-    return load(name.c_str(), fields);
+    return load("METHOD_LOAD_FINISHED_V2", fields);
   }
   case iJVM_EVENT_TYPE_METHOD_LOAD_FINISHED_V3: {
     const auto &v3 = *static_cast<const iJIT_Method_Load_V3 *>(data);
     LoadFields fields = fieldsOf(v3);
     fields.module = v3.module_name;
-    return load(name.c_str(), fields);
+    return load("METHOD_LOAD_FINISHED_V3", fields);
   }
   case iJVM_EVENT_TYPE_METHOD_INLINE_LOAD_FINISHED:
     return loadInline(data);
@@ -84,9 +84,9 @@ EventResult EventTranslator::handle(unsigned int event, const void *data) {
   case iJVM_EVENT_TYPE_METHOD_UNLOAD_START:
     return unload(data);
   case iJVM_EVENT_TYPE_METHOD_UPDATE_V2:
-    return {0, name + " ignored: segment updates are not supported"};
+    return {0, eventName(event) + " ignored: segment updates are not supported"};
   default:
-    return {0, name + " ignored: not an event of the JIT profiling API jitsym knows"};
+    return {0, eventName(event) + " ignored: not an event of the JIT profiling API jitsym knows"};
   }
 }
 
@@ -112,6 +112,10 @@ std::string about(const char *event, unsigned int id) {
 
 } // namespace
 
+std::string_view EventTranslator::intern(const char *file) {
+  return *files_.emplace(file).first;
+}
+
 std::vector<EventTranslator::LineSpan> EventTranslator::lineSpans(const LoadFields &fields,
                                                                   std::string &dropped) {
   std::vector<LineSpan> spans;
@@ -126,6 +130,7 @@ std::vector<EventTranslator::LineSpan> EventTranslator::lineSpans(const LoadFiel
     dropped = "no source_file_name for its " + std::to_string(fields.lineCount) + " line entries";
   if (!dropped.empty())
     return spans;
+  const std::string_view file = intern(fields.sourceFile);
   uint64_t start = 0; // each entry's Offset ends its range; the range starts at the previous
   for (unsigned int i = 0; i < fields.lineCount; ++i) {
     const LineNumberInfo &entry = fields.table[i];
@@ -136,7 +141,7 @@ std::vector<EventTranslator::LineSpan> EventTranslator::lineSpans(const LoadFiel
     }
     const uint64_t end = std::min<uint64_t>(entry.Offset, fields.size);
     if (start < end)
-      spans.push_back({start, end, entry.LineNumber, fields.sourceFile});
+      spans.push_back({start, end, entry.LineNumber, file});
     start = entry.Offset;
   }
   return spans;

@@ -17,7 +17,9 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "jitsym/JitdumpWriter.h"
@@ -56,7 +58,7 @@ private:
   struct LineSpan { // [start, end) of the method's code is `line` of `file`
     uint64_t start, end;
     uint32_t line;
-    std::string file;
+    std::string_view file; // interned in files_
   };
   struct Method {
     std::string name;
@@ -77,12 +79,15 @@ private:
   // The method's code at `address` is gone: unloaded, unless other code has
   // been loaded there since (then that code's load stands).
   void release(unsigned int id, uint64_t address);
-  static std::vector<LineSpan> lineSpans(const LoadFields &fields, std::string &dropped);
+  std::vector<LineSpan> lineSpans(const LoadFields &fields, std::string &dropped);
+  // Source file names are kept once each (an engine has few): spans refer to them.
+  std::string_view intern(const char *file);
 
   CodeSink &sink_;
   std::unordered_map<unsigned int, Method> methods_;
   std::unordered_map<unsigned int, std::vector<Inline>> inlines_; // by parent id
   std::unordered_map<uint64_t, unsigned int> owners_; // the method whose code is at an address
+  std::unordered_set<std::string> files_;
   bool shutDown_ = false;
 };
 
