@@ -32,13 +32,11 @@ public:
 
   void load(uint64_t address, uint64_t size, const std::string &name,
             const std::vector<DebugLineFields> &lines) override {
-    report(dump_.load(address, size, name, lines), dump_.path(), dumpFailed_);
+    report(dump_.load(address, size, name, lines), File::Dump);
     if (map_)
-      report(map_->write(address, size, name), PerfMapProducer::pathForThisProcess(), mapFailed_);
+      report(map_->write(address, size, name), File::Map);
   }
-  void unload(uint64_t address) override {
-    report(dump_.unload(address), dump_.path(), dumpFailed_);
-  }
+  void unload(uint64_t address) override { report(dump_.unload(address), File::Dump); }
   void shutdown() override {
     dump_.close();
     if (map_)
@@ -53,12 +51,18 @@ private:
     std::fprintf(stderr, "jitsym-jitprofiling: ");
     std::fprintf(stderr, format, args...);
   }
-  // Says once per file that it could not be written any more.
-  void report(int result, const std::string &path, bool &reported) {
-    if (result == JITSYM_ERR_WRITE && !reported) {
-      reported = true;
-      say("cannot write %s: %s; no more records go to it\n", path.c_str(), std::strerror(errno));
-    }
+  enum class File { Dump, Map };
+  // Says once per file that it could not be written any more; the path is
+  // looked up only then.
+  void report(int result, File file) {
+    bool &reported = file == File::Map ? mapFailed_ : dumpFailed_;
+    if (result != JITSYM_ERR_WRITE || reported)
+      return;
+    const int error = errno;
+    reported = true;
+    const std::string path =
+        file == File::Map ? PerfMapProducer::pathForThisProcess() : dump_.path();
+    say("cannot write %s: %s; no more records go to it\n", path.c_str(), std::strerror(error));
   }
 
   std::mutex mutex_; // events of many threads are translated one at a time
