@@ -169,22 +169,42 @@ uint64_t readNamespacedPid(uint64_t pid, const std::string &procRoot) {
   return pid;
 }
 
+std::optional<std::string> androidPackage(std::string_view argv0) {
+  // Android apps are named by package ("com.example.app:service").
+  std::string_view package = argv0.substr(0, argv0.find('\0'));
+  package = package.substr(0, package.find(':'));
+  if (package.empty() || package.find('/') != std::string_view::npos)
+    return std::nullopt;
+  return std::string(package);
+}
+
+std::vector<std::string> androidPerfMapPaths(uint64_t pid, std::string_view argv0) {
+  const std::string name = "perf-" + std::to_string(pid) + ".map";
+  std::vector<std::string> paths;
+  if (std::optional<std::string> package = androidPackage(argv0))
+    paths.push_back("/data/data/" + *package + "/" + name);
+  paths.push_back("/data/local/tmp/" + name);
+  return paths;
+}
+
+std::vector<std::string> remotePerfMapCandidates(uint64_t pid, std::string_view argv0,
+                                                 bool android) {
+  std::vector<std::string> candidates = androidPerfMapPaths(pid, argv0);
+  const std::string tmp = "/tmp/perf-" + std::to_string(pid) + ".map";
+  candidates.insert(android ? candidates.end() : candidates.begin(), tmp);
+  return candidates;
+}
+
 std::vector<std::string> perfMapCandidates(uint64_t pid, const std::string &procRoot) {
-  const std::string procDir = procRoot + "/" + std::to_string(pid);
-  std::vector<std::string> candidates;
+  const std::string root = procRoot + "/" + std::to_string(pid) + "/root";
   const uint64_t nspid = readNamespacedPid(pid, procRoot);
-  const std::string name = "perf-" + std::to_string(nspid) + ".map";
   // The process's own view of /tmp: right for containers and private /tmp.
-  candidates.push_back(procDir + "/root/tmp/" + name);
-  candidates.push_back("/tmp/perf-" + std::to_string(pid) + ".map");
-  candidates.push_back(procDir + "/root/data/local/tmp/" + name);
-  if (auto cmdline = readFile(procDir + "/cmdline")) {
-    // Android apps are named by package ("com.example.app:service").
-    std::string package = cmdline->substr(0, cmdline->find('\0'));
-    package = package.substr(0, package.find(':'));
-    if (!package.empty() && package.find('/') == std::string::npos)
-      candidates.push_back(procDir + "/root/data/data/" + package + "/" + name);
-  }
+  std::vector<std::string> candidates = {root + "/tmp/perf-" + std::to_string(nspid) + ".map",
+                                         "/tmp/perf-" + std::to_string(pid) + ".map"};
+  const std::string cmdline =
+      readFile(procRoot + "/" + std::to_string(pid) + "/cmdline").value_or("");
+  for (const std::string &path : androidPerfMapPaths(nspid, cmdline))
+    candidates.push_back(root + path);
   return candidates;
 }
 

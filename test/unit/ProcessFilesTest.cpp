@@ -147,11 +147,26 @@ TEST(ProcessFiles, AndroidPackageCandidate) {
   writeFile(root + "/500/cmdline", std::string("com.example.app:service\0--flag\0", 31));
   std::vector<std::string> candidates = perfMapCandidates(500, root);
   ASSERT_EQ(candidates.size(), 4u);
-  EXPECT_EQ(candidates[3], root + "/500/root/data/data/com.example.app/perf-500.map");
+  // Seed 000's order: the app's data directory, then /data/local/tmp.
+  EXPECT_EQ(candidates[2], root + "/500/root/data/data/com.example.app/perf-500.map");
+  EXPECT_EQ(candidates[3], root + "/500/root/data/local/tmp/perf-500.map");
 
   // A command line that is a path is not a package name.
   writeFile(root + "/501/cmdline", std::string("/usr/bin/node\0app.js\0", 21));
   EXPECT_EQ(perfMapCandidates(501, root).size(), 3u);
+}
+
+TEST(ProcessFiles, RemoteCandidatesInSeedOrder) {
+  EXPECT_EQ(remotePerfMapCandidates(77, "com.example.app:remote", /*android=*/true),
+            (std::vector<std::string>{"/data/data/com.example.app/perf-77.map",
+                                      "/data/local/tmp/perf-77.map", "/tmp/perf-77.map"}));
+  // A standalone program: its path is not a package.
+  EXPECT_EQ(remotePerfMapCandidates(78, "/data/local/tmp/tool", true),
+            (std::vector<std::string>{"/data/local/tmp/perf-78.map", "/tmp/perf-78.map"}));
+  EXPECT_EQ(remotePerfMapCandidates(79, "/usr/bin/node", /*android=*/false),
+            (std::vector<std::string>{"/tmp/perf-79.map", "/data/local/tmp/perf-79.map"}));
+  EXPECT_EQ(androidPackage(std::string("com.a.b\0x", 9)), "com.a.b");
+  EXPECT_EQ(androidPackage(""), std::nullopt);
 }
 
 // PIDs above pid_max so that a real /tmp/perf-PID.map cannot interfere.

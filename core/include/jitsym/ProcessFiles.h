@@ -52,9 +52,21 @@ bool descriptorIsFile(uint64_t pid, int fd, const std::string &path,
 std::optional<DescriptorPosition> readDescriptorPosition(uint64_t pid, int fd,
                                                          const std::string &procRoot = "/proc");
 
+// The package an Android app process runs, from its first argument
+// ("com.example.app:service" -> "com.example.app"); none for a path.
+std::optional<std::string> androidPackage(std::string_view argv0);
+// Where simpleperf's convention puts the perf map of process `pid` on Android,
+// in its order: an app's data directory (/data/data/PKG/perf-PID.map, when
+// `argv0` names a package), then /data/local/tmp/perf-PID.map.
+std::vector<std::string> androidPerfMapPaths(uint64_t pid, std::string_view argv0);
+// Candidate perf map paths of a process on a remote platform, as paths there:
+// /tmp/perf-PID.map and the Android ones, the Android ones first on Android.
+std::vector<std::string> remotePerfMapCandidates(uint64_t pid, std::string_view argv0,
+                                                 bool android);
+
 // Candidate perf map paths, in the order they are tried: inside the process's
 // mount namespace under its namespaced PID (containers), /tmp/perf-PID.map, then
-// the simpleperf locations (Android: /data/local/tmp, /data/data/PKG).
+// the Android locations inside its mount namespace.
 std::vector<std::string> perfMapCandidates(uint64_t pid, const std::string &procRoot = "/proc");
 
 // The first candidate that exists and was not last written before the process
