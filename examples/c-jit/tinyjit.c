@@ -57,7 +57,9 @@ static struct {
     int hex_0x;          /* --map-form 0x */
     long bulk;
     const char *map_path;
-} opt = { 3, 0, 0, 0, NULL };
+    const char *map_dir;
+    const char *android_app;
+} opt = { 3, 0, 0, 0, NULL, NULL, NULL };
 
 static int map_fd = -1;
 static unsigned char *region; /* main 1 MiB code region */
@@ -72,12 +74,17 @@ static void usage(FILE *out)
 {
     fprintf(out,
             "usage: tinyjit [--phases N] [--sleep-ms M] [--map-form plain|0x]\n"
-            "               [--bulk N] [--map PATH] [--crash-at N]\n"
+            "               [--bulk N] [--map PATH | --map-dir DIR] [--crash-at N]\n"
             "  --phases N      number of JIT phases to run (1..%d, default 3)\n"
             "  --sleep-ms M    sleep M milliseconds between phases (default 0)\n"
             "  --map-form F    'plain' (default, like Node) or '0x' (like HotSpot)\n"
             "  --bulk N        emit N dummy functions jit_bulk_<i> before phase 1\n"
             "  --map PATH      perf map path (default /tmp/perf-<pid>.map)\n"
+            "  --map-dir DIR   perf map at DIR/perf-<pid>.map (Android: /data/local/tmp,\n"
+            "                  or an app's /data/data/<package>)\n"
+            "  --android-app P be named P as Android's zygote names an app process (its\n"
+            "                  command line becomes P) and write the map where an app\n"
+            "                  does: /data/data/P/perf-<pid>.map\n"
             "  --crash-at N    crash (SIGSEGV in jit_probe, called from JIT code) in phase N\n",
             MAX_PHASES);
 }
@@ -106,11 +113,12 @@ static long parse_long(const char *s, long lo, long hi, const char *name)
 
 static void map_open(void)
 {
-    char def[64];
+    char def[PATH_MAX];
     const char *path = opt.map_path;
 
     if (path == NULL) {
-        snprintf(def, sizeof def, "/tmp/perf-%ld.map", (long)getpid());
+        snprintf(def, sizeof def, "%s/perf-%ld.map", opt.map_dir ? opt.map_dir : "/tmp",
+                 (long)getpid());
         path = def;
     }
     /* A new map, as runtimes start one: a map left by an earlier process that
@@ -353,7 +361,8 @@ static void sleep_ms(long ms)
 static int known_option(const char *name)
 {
     static const char *const names[] = {
-        "--phases", "--sleep-ms", "--bulk", "--map", "--map-form", "--crash-at",
+        "--phases", "--sleep-ms", "--bulk", "--map", "--map-dir", "--map-form", "--crash-at",
+        "--android-app",
     };
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if (strcmp(name, names[i]) == 0)
@@ -406,6 +415,14 @@ static void parse_args(int argc, char **argv)
             if (*val == '\0')
                 bad_args("empty value for", name);
             opt.map_path = val;
+        } else if (strcmp(name, "--map-dir") == 0) {
+            if (*val == '\0' || strlen(val) > PATH_MAX - 32)
+                bad_args("empty or too long value for", name);
+            opt.map_dir = val;
+        } else if (strcmp(name, "--android-app") == 0) {
+            if (*val == '\0' || strchr(val, '/') || strlen(val) > 200)
+                bad_args("not a package name:", val);
+            opt.android_app = val;
         } else if (strcmp(name, "--map-form") == 0) {
             if (strcmp(val, "0x") == 0)
                 opt.hex_0x = 1;
@@ -418,9 +435,29 @@ static void parse_args(int argc, char **argv)
     }
 }
 
+/* What Android's zygote does to an app process: its argument area (what
+   /proc/PID/cmdline shows) becomes the package name. */
+static void rename_as_android_app(int argc, char **argv)
+{
+    static char map_dir[PATH_MAX];
+    char *end = argv[argc - 1] + strlen(argv[argc - 1]) + 1;
+    size_t area = (size_t)(end - argv[0]);
+    size_t len = strlen(opt.android_app);
+
+    snprintf(map_dir, sizeof map_dir, "/data/data/%s", opt.android_app);
+    if (opt.map_dir == NULL)
+        opt.map_dir = map_dir;
+    if (len + 1 > area)
+        return; /* the arguments left no room: keep the name */
+    memmove(argv[0], opt.android_app, len + 1);
+    memset(argv[0] + len + 1, 0, area - len - 1);
+}
+
 int main(int argc, char **argv)
 {
     parse_args(argc, argv);
+    if (opt.android_app)
+        rename_as_android_app(argc, argv);
     map_open();
 
     region = mmap(NULL, REGION_SIZE, PROT_READ | PROT_WRITE,
