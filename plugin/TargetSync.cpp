@@ -61,6 +61,8 @@ void TargetSync::forgetSources() {
   reader_.reset();
   dumpReader_.reset();
   dumpSymbols_.reset();
+  mapMirror_.reset();
+  dumpMirror_.reset();
   table_.clear();
   table_.takeChanges();
   lines_.clear();
@@ -110,6 +112,11 @@ bool TargetSync::isCore() {
 }
 
 bool TargetSync::readsProc() { return isLocal(target_) && !isCore(); }
+
+bool TargetSync::readsRemote() {
+  lldb::SBPlatform platform = target_.GetPlatform();
+  return !isLocal(target_) && !isCore() && platform.IsValid() && platform.IsConnected();
+}
 
 const CoreFileInfo *TargetSync::coreFile() {
   if (!coreRead_) {
@@ -372,24 +379,53 @@ TargetSync::syncBeforeWrite(lldb::SBDebugger &debugger, lldb::SBThread &thread,
   return std::optional<SyncReport>(std::move(*report));
 }
 
-void TargetSync::openSources(uint64_t pid, llvm::function_ref<const std::vector<Mapping> &()> mappings,
+std::optional<std::string> TargetSync::findRemotePerfMap(lldb::SBDebugger &debugger,
+                                                         uint64_t pid) {
+  lldb::SBPlatform platform = target_.GetPlatform();
+  const bool android = std::string(platform.GetName() ? platform.GetName() : "") == "remote-android";
+  const std::string argv0 = platformProcessArgv0(debugger, target_, pid).value_or("");
+  for (const std::string &candidate : remotePerfMapCandidates(pid, argv0, android))
+    if (platformFileExists(target_, candidate))
+      return candidate;
+  return std::nullopt;
+}
+
+std::unique_ptr<FileMirror> TargetSync::mirrorOf(lldb::SBDebugger &debugger,
+                                                 const std::string &path, const char *copyName,
+                                                 bool text) {
+  const std::string local = directory_ + "/" + copyName;
+  return std::make_unique<FileMirror>(
+      std::make_unique<PlatformFile>(debugger, target_, path, local + ".download", text), local);
+}
+
+void TargetSync::openSources(lldb::SBDebugger &debugger, uint64_t pid,
+                             llvm::function_ref<const std::vector<Mapping> &()> mappings,
                              bool lookForJitdump, bool force) {
   TrustPolicy trust;
   const CoreFileInfo *core = isCore() ? coreFile() : nullptr;
+  const bool remote = readsRemote();
   if (!force && readsProc())
     trust.expectedOwner = readProcessUid(pid);
   else if (!force && core && core->process && core->process->uid)
     trust.expectedOwner = *core->process->uid;
+  // A remote file is read through a copy in this session's private directory,
+  // which the trust checks would only see as ours.
   if (!reader_) {
     std::optional<std::string> path;
     if (!readerOrigin_.empty())
       path = readerOrigin_;
     else if (readsProc())
       path = findPerfMap(pid);
+    else if (remote)
+      path = findRemotePerfMap(debugger, pid);
     else if (core && dumpOrigin_.empty()) // a core: found only when nothing is named
       path = findPerfMapOfCore(pid, corePath_);
-    if (path)
+    if (path && remote) {
+      mapMirror_ = mirrorOf(debugger, *path, "remote-perf.map", /*text=*/true);
+      reader_ = std::make_unique<PerfMapReader>(mapMirror_->localPath());
+    } else if (path) {
       reader_ = std::make_unique<PerfMapReader>(*path, trust);
+    }
   }
   if (!dumpReader_) {
     std::optional<std::string> path;
@@ -397,21 +433,49 @@ void TargetSync::openSources(uint64_t pid, llvm::function_ref<const std::vector<
       path = dumpOrigin_;
     else if (readsProc() && lookForJitdump)
       path = findJitdump(pid, mappings());
-    else if (core && readerOrigin_.empty() && lookForJitdump) {
+    else if (remote && lookForJitdump) {
+      path = jitdumpInMemoryMap(mappings(), pid, pid);
+      if (path && !platformFileExists(target_, *path))
+        path.reset();
+    } else if (core && readerOrigin_.empty() && lookForJitdump) {
       // Where the process wrote it, if it is still there.
       path = jitdumpInMemoryMap(mappings(), pid, pid);
       if (path && ::access(path->c_str(), R_OK) != 0)
         path.reset();
     }
     if (path) {
-      dumpReader_ = std::make_unique<JitdumpReader>(*path, trust);
       JitdumpSymbolsOptions options;
       options.trackCodeStarts = true;
       options.unwind = &unwind_;
       options.path = *path;
+      if (remote) {
+        dumpMirror_ = mirrorOf(debugger, *path, "remote-jit.dump", /*text=*/false);
+        dumpReader_ = std::make_unique<JitdumpReader>(dumpMirror_->localPath());
+        options.path = dumpMirror_->name();
+      } else {
+        dumpReader_ = std::make_unique<JitdumpReader>(*path, trust);
+      }
       dumpSymbols_ = std::make_unique<JitdumpSymbols>(table_, lines_, std::move(options));
     }
   }
+}
+
+llvm::Error TargetSync::updateMirrors() {
+  for (FileMirror *mirror : {mapMirror_.get(), dumpMirror_.get()})
+    if (mirror)
+      if (llvm::Expected<MirrorUpdate> update = mirror->update(); !update)
+        return update.takeError();
+  return llvm::Error::success();
+}
+
+void TargetSync::holdDiagnostics(std::vector<Diagnostic> &diagnostics) {
+  for (Diagnostic &d : diagnostics)
+    for (FileMirror *mirror : {mapMirror_.get(), dumpMirror_.get()})
+      if (mirror && d.file == mirror->localPath())
+        d.file = mirror->name();
+  heldDiagnostics_.insert(heldDiagnostics_.end(), std::make_move_iterator(diagnostics.begin()),
+                          std::make_move_iterator(diagnostics.end()));
+  diagnostics.clear();
 }
 
 // The dump's records still in the runtime's stdio buffer, when they belong
@@ -445,9 +509,7 @@ llvm::Expected<bool> TargetSync::readSources(lldb::SBProcess &process,
     if (stats->rewritten && both)
       return false; // the dump's symbols went with the map's
     sink.finish();
-    heldDiagnostics_.insert(heldDiagnostics_.end(),
-                            std::make_move_iterator(sink.diagnostics.begin()),
-                            std::make_move_iterator(sink.diagnostics.end()));
+    holdDiagnostics(sink.diagnostics);
     // Lines the runtime is writing right now (at a write(2) the compile watch
     // stopped): the same lines read from the file later change nothing.
     if (!aheadOfMap.empty() && stats->pendingBytes == 0)
@@ -466,18 +528,15 @@ llvm::Expected<bool> TargetSync::readSources(lldb::SBProcess &process,
       return stats.takeError();
     if (stats->rewritten && both)
       return false; // the map's symbols went with the dump's
-    heldDiagnostics_.insert(heldDiagnostics_.end(),
-                            std::make_move_iterator(dumpSymbols_->diagnostics.begin()),
-                            std::make_move_iterator(dumpSymbols_->diagnostics.end()));
-    dumpSymbols_->diagnostics.clear();
+    holdDiagnostics(dumpSymbols_->diagnostics);
   }
   return true;
 }
 
 std::string TargetSync::sourceNames() const {
-  std::string names = reader_ ? reader_->path() : "";
+  std::string names = mapMirror_ ? mapMirror_->name() : reader_ ? reader_->path() : "";
   if (dumpReader_)
-    names += (names.empty() ? "" : " + ") + dumpReader_->path();
+    names += (names.empty() ? "" : " + ") + (dumpMirror_ ? dumpMirror_->name() : dumpReader_->path());
   return names;
 }
 
@@ -533,14 +592,19 @@ llvm::Expected<SyncReport> TargetSync::syncWith(lldb::SBDebugger &debugger,
   }
   bool matched = false;
   for (int attempt = 0;; ++attempt) {
-    openSources(pid, mappings, !publishOnlyFor, force);
+    openSources(debugger, pid, mappings, !publishOnlyFor, force);
     if (!reader_ && !dumpReader_) {
+      lldb::SBPlatform platform = target_.GetPlatform();
       report.note = "no perf map or jitdump for process " + std::to_string(pid) +
                     " (looked for /tmp/perf-" + std::to_string(pid) +
                     ".map, the container and Android locations, and a jit-" +
-                    std::to_string(pid) + ".dump in its memory map)";
+                    std::to_string(pid) + ".dump in its memory map" +
+                    (readsRemote() ? std::string(", on platform ") + platform.GetName() : "") +
+                    ")";
       return report;
     }
+    if (llvm::Error err = updateMirrors())
+      return err;
     llvm::Expected<bool> read = readSources(process, aheadOfFile, publishOnlyFor, matched);
     if (!read)
       return read.takeError();
@@ -584,11 +648,25 @@ std::string TargetSync::status() const {
     return out.str();
   }
   out << "process: " << process_->pid << "\n";
-  out << "perf map: " << (reader_ ? reader_->path() : std::string("(none found yet)")) << "\n";
+  // A remote file: where its copy is and what the last update copied.
+  auto copyOf = [&](const FileMirror &mirror) {
+    out << "  copied through " << mirror.transport() << " to " << mirror.localPath()
+        << ": bytes " << mirror.last().from << ".." << mirror.last().to << " by the last sync"
+        << (mirror.last().replaced ? " (the file was rewritten)" : "") << ", "
+        << mirror.transferred() << " bytes transferred in all\n";
+  };
+  out << "perf map: "
+      << (mapMirror_ ? mapMirror_->name() : reader_ ? reader_->path() : "(none found yet)")
+      << "\n";
+  if (mapMirror_)
+    copyOf(*mapMirror_);
   if (reader_)
     out << "  read: " << reader_->linesRead() << " lines, " << reader_->offset() << " bytes\n";
-  out << "jitdump: " << (dumpReader_ ? dumpReader_->path() : std::string("(none found yet)"))
+  out << "jitdump: "
+      << (dumpMirror_ ? dumpMirror_->name() : dumpReader_ ? dumpReader_->path() : "(none found yet)")
       << "\n";
+  if (dumpMirror_)
+    copyOf(*dumpMirror_);
   if (dumpReader_)
     out << "  read: " << dumpSymbols_->loads << " code loads, " << dumpSymbols_->moves
         << " moves, " << dumpReader_->offset() << " bytes (the last "

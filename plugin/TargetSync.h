@@ -12,10 +12,12 @@
 #include "CompileWatch.h"
 #include "JvmSignals.h"
 #include "PendingBreakpoints.h"
+#include "PlatformFile.h"
 #include "StdioBuffer.h"
 #include "WindowModules.h"
 #include "jitsym/CoreFile.h"
 #include "jitsym/Diagnostic.h"
+#include "jitsym/FileMirror.h"
 #include "jitsym/JitdumpReader.h"
 #include "jitsym/JitdumpSymbols.h"
 #include "jitsym/LineTables.h"
@@ -98,6 +100,9 @@ private:
   bool isCore();
   // A live process of this machine, whose /proc entries describe it.
   bool readsProc();
+  // A live process behind a platform connection (lldb-server platform,
+  // remote-android): its files are read through the platform.
+  bool readsRemote();
   // An ELF core's memory map and process, from its program headers and notes.
   const CoreFileInfo *coreFile();
   // Checks a core's named sources against the core; adds warnings to `report`.
@@ -105,8 +110,18 @@ private:
   // Forgets what was read and given to LLDB, keeping the process.
   void forgetSources();
   // Opens the sources not open yet: the ones named, else the ones found.
-  void openSources(uint64_t pid, llvm::function_ref<const std::vector<Mapping> &()> mappings,
+  void openSources(lldb::SBDebugger &debugger, uint64_t pid,
+                   llvm::function_ref<const std::vector<Mapping> &()> mappings,
                    bool lookForJitdump, bool force);
+  // The first remote perf map candidate that exists on the platform.
+  std::optional<std::string> findRemotePerfMap(lldb::SBDebugger &debugger, uint64_t pid);
+  // A local copy of remote file `path`, read by the readers in its place.
+  std::unique_ptr<FileMirror> mirrorOf(lldb::SBDebugger &debugger, const std::string &path,
+                                       const char *copyName, bool text);
+  // Brings the copies of remote files up to date before they are read.
+  llvm::Error updateMirrors();
+  // Keeps diagnostics for the next report, naming remote files as the user knows them.
+  void holdDiagnostics(std::vector<Diagnostic> &diagnostics);
   // Reads both sources; false when one was rewritten and both must be read again.
   llvm::Expected<bool> readSources(lldb::SBProcess &process, std::string_view aheadOfMap,
                                    const PendingBreakpoints *publishOnlyFor, bool &matched);
@@ -138,6 +153,8 @@ private:
   std::unique_ptr<JitdumpReader> dumpReader_;
   std::unique_ptr<JitdumpSymbols> dumpSymbols_;
   std::string dumpOrigin_;   // the --jitdump path, empty when found automatically
+  // On a remote target, the local copies the readers read (else null).
+  std::unique_ptr<FileMirror> mapMirror_, dumpMirror_;
   StdioBuffer stdio_;
   uint64_t lastUnflushedBytes_ = 0; // read from stdio_ at the last sync
   bool forced_ = false;

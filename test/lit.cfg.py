@@ -1,6 +1,7 @@
 # lit configuration for jitsym's behaviour tests (CLI output, LLDB sessions).
 import os
 import shutil
+import subprocess
 
 import lit.formats
 import lit.util
@@ -52,6 +53,12 @@ try:
         config.available_features.add("kernel-cores")
 except OSError:
     pass
+# Remote tests run lldb-server in a mount namespace of its own (root only).
+if shutil.which("unshare") and subprocess.run(
+        ["unshare", "--mount", "--propagation", "private", "sh", "-c",
+         "mount -t tmpfs jitsym-probe /mnt"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode == 0:
+    config.available_features.add("private-mounts")
 if shutil.which("gdb") and shutil.which("gcore"):
     config.available_features.add("gdb")
 if shutil.which("node"):

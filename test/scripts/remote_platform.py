@@ -1,0 +1,86 @@
+"""Runs LLDB against a real `lldb-server platform` on loopback whose files LLDB
+cannot see: the server runs in its own mount namespace with a private /tmp
+(and, with --android-layout, in a root where Android's /data/local/tmp and
+/data/data/PKG exist). Every "@PORT@" in LLDB's arguments becomes the server's
+port; LLDB's output goes to stdout.
+
+usage: remote_platform.py [--no-shell-tools] [--android-layout] LLDB [ARG...]
+  --no-shell-tools  the platform's shell finds no `tail` (PATH=/nonexistent)
+  --android-layout  /data/local/tmp and /data/data/com.example.jit exist there
+"""
+import os
+import socket
+import subprocess
+import sys
+import time
+
+SERVER = "/usr/lib/llvm-22/bin/lldb-server-22"
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def server_script(port, android_layout, no_shell_tools):
+    env = "env PATH=/nonexistent " if no_shell_tools else ""
+    serve = f"{env}{SERVER} platform --server --listen 127.0.0.1:{port}"
+    lines = ["set -e", "mount -t tmpfs jitsym-remote /tmp"]
+    if android_layout:
+        # An overlay of / (writes stay in the namespace) holding /data.
+        lines += [
+            "mkdir -p /tmp/o/upper /tmp/o/work /tmp/o/root",
+            "mount -t overlay overlay -o lowerdir=/,upperdir=/tmp/o/upper,"
+            "workdir=/tmp/o/work /tmp/o/root",
+            "mkdir -p /tmp/o/root/data/local/tmp /tmp/o/root/data/data/com.example.jit",
+            "mount -t proc proc /tmp/o/root/proc",
+            "mount --rbind /dev /tmp/o/root/dev",
+            "mount --rbind /sys /tmp/o/root/sys",
+            "mount -t tmpfs jitsym-remote /tmp/o/root/tmp",
+            f"exec chroot /tmp/o/root {serve}",
+        ]
+    else:
+        lines.append(f"exec {serve}")
+    return "\n".join(lines)
+
+
+def wait_listening(port, server):
+    for _ in range(200):
+        if server.poll() is not None:
+            sys.exit(f"remote_platform.py: the server exited with {server.returncode}")
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+            return
+        except OSError:
+            time.sleep(0.05)
+    sys.exit("remote_platform.py: the server did not listen")
+
+
+def main(argv):
+    android_layout = "--android-layout" in argv
+    no_shell_tools = "--no-shell-tools" in argv
+    argv = [a for a in argv if a not in ("--android-layout", "--no-shell-tools")]
+    if not argv:
+        sys.exit(__doc__)
+    port = free_port()
+    # The server's /tmp is a new, empty one: a TMPDIR below the old one (lit
+    # sets one) would not exist there, and the server needs it to run commands.
+    env = {k: v for k, v in os.environ.items() if k not in ("TMPDIR", "TEMP", "TMP", "TEMPDIR")}
+    server = subprocess.Popen(
+        ["unshare", "--mount", "--propagation", "private", "sh", "-c",
+         server_script(port, android_layout, no_shell_tools)],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+    try:
+        # LLDB's own connection counts as one; the server serves each in a child.
+        wait_listening(port, server)
+        command = [a.replace("@PORT@", str(port)) for a in argv]
+        result = subprocess.run(command, stdin=subprocess.DEVNULL, timeout=240)
+        return result.returncode
+    finally:
+        server.terminate()
+        server.wait()
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
