@@ -177,7 +177,7 @@ bool TargetSync::namedByOtherModule(uint64_t address) {
 
 llvm::Error TargetSync::publish(lldb::SBDebugger &debugger,
                                 const std::vector<Mapping> &mappings, SymbolChanges &changes,
-                                SyncReport &report) {
+                                SyncReport &report, SyncProgress &progress) {
   JitAddressSpace space = mappings.empty() ? JitAddressSpace::unrestricted()
                                            : JitAddressSpace::fromMemoryMap(mappings);
 
@@ -218,7 +218,13 @@ llvm::Error TargetSync::publish(lldb::SBDebugger &debugger,
     item.added.push_back(symbol);
   }
 
+  // Loading the modules is what takes long on a first sync (LLDB parses each
+  // module's JSON symbol file).
+  const std::string step = "giving LLDB the JIT symbols of " + sourceNames();
+  uint64_t published = 0;
   for (auto &[index, item] : work) {
+    progress.update(step, published, report.added, "symbols");
+    published += item.added.size();
     if (item.rebuild) {
       // Everything live in the window goes into the new module.
       AddressRange section = item.section;
@@ -241,6 +247,7 @@ llvm::Error TargetSync::publish(lldb::SBDebugger &debugger,
     if (llvm::Error err = publishDebugInfo(debugger, index))
       return err;
   }
+  progress.update(step, published, report.added, "symbols");
   return llvm::Error::success();
 }
 
@@ -460,11 +467,17 @@ void TargetSync::openSources(lldb::SBDebugger &debugger, uint64_t pid,
   }
 }
 
-llvm::Error TargetSync::updateMirrors() {
-  for (FileMirror *mirror : {mapMirror_.get(), dumpMirror_.get()})
-    if (mirror)
-      if (llvm::Expected<MirrorUpdate> update = mirror->update(); !update)
-        return update.takeError();
+llvm::Error TargetSync::updateMirrors(SyncProgress &progress) {
+  for (FileMirror *mirror : {mapMirror_.get(), dumpMirror_.get()}) {
+    if (!mirror)
+      continue;
+    const std::string step = "copying " + mirror->name();
+    llvm::Expected<MirrorUpdate> update = mirror->update([&](uint64_t done, uint64_t total) {
+      progress.update(step, done, total, "bytes");
+    });
+    if (!update)
+      return update.takeError();
+  }
   return llvm::Error::success();
 }
 
@@ -545,6 +558,7 @@ llvm::Expected<SyncReport> TargetSync::syncWith(lldb::SBDebugger &debugger,
                                                 std::string_view aheadOfFile,
                                                 const PendingBreakpoints *publishOnlyFor) {
   auto started = std::chrono::steady_clock::now();
+  SyncProgress progress(debugger);
   SyncReport report;
   // Modules this plugin removed stay in LLDB's global module cache while the
   // frames of the stop that replaced them hold them; by the next stop they are
@@ -603,7 +617,7 @@ llvm::Expected<SyncReport> TargetSync::syncWith(lldb::SBDebugger &debugger,
                     ")";
       return report;
     }
-    if (llvm::Error err = updateMirrors())
+    if (llvm::Error err = updateMirrors(progress))
       return err;
     llvm::Expected<bool> read = readSources(process, aheadOfFile, publishOnlyFor, matched);
     if (!read)
@@ -624,7 +638,7 @@ llvm::Expected<SyncReport> TargetSync::syncWith(lldb::SBDebugger &debugger,
 
   SymbolChanges changes = table_.takeChanges();
   if (!changes.empty())
-    if (llvm::Error err = publish(debugger, mappings(), changes, report))
+    if (llvm::Error err = publish(debugger, mappings(), changes, report, progress))
       return err;
   if (!publishOnlyFor && isCore())
     if (llvm::Error err = checkAgainstCore(report))

@@ -14,6 +14,7 @@
 #include "PendingBreakpoints.h"
 #include "PlatformFile.h"
 #include "StdioBuffer.h"
+#include "SyncProgress.h"
 #include "WindowModules.h"
 #include "jitsym/CoreFile.h"
 #include "jitsym/Diagnostic.h"
@@ -119,7 +120,7 @@ private:
   std::unique_ptr<FileMirror> mirrorOf(lldb::SBDebugger &debugger, const std::string &path,
                                        const char *copyName, bool text);
   // Brings the copies of remote files up to date before they are read.
-  llvm::Error updateMirrors();
+  llvm::Error updateMirrors(SyncProgress &progress);
   // Keeps diagnostics for the next report, naming remote files as the user knows them.
   void holdDiagnostics(std::vector<Diagnostic> &diagnostics);
   // Reads both sources; false when one was rewritten and both must be read again.
@@ -127,7 +128,7 @@ private:
                                    const PendingBreakpoints *publishOnlyFor, bool &matched);
   std::string unflushedDumpBytes(lldb::SBProcess &process);
   llvm::Error publish(lldb::SBDebugger &debugger, const std::vector<Mapping> &mappings,
-                      SymbolChanges &changes, SyncReport &report);
+                      SymbolChanges &changes, SyncReport &report, SyncProgress &progress);
   bool namedByOtherModule(uint64_t address);
   // Whether a source line can exist (see SourceFiles.h).
   bool lineCanExist(std::string_view file, uint32_t line);
