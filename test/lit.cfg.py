@@ -33,6 +33,7 @@ config.substitutions.append(("%collector", os.path.join(config.jitsym_build_dir,
 config.substitutions.append(("%apijit", os.path.join(config.jitsym_build_dir, "bin", "apijit")))
 config.substitutions.append(("%writerjit", os.path.join(config.jitsym_build_dir, "bin", "writerjit")))
 config.substitutions.append(("%tinyjit", os.path.join(config.jitsym_build_dir, "bin", "tinyjit")))
+config.substitutions.append(("%lldb_dap", os.path.join(os.path.dirname(config.lldb), "lldb-dap")))
 config.substitutions.append(("%lldb", config.lldb + " --no-lldbinit -b"))
 config.substitutions.append(("%python", "/usr/bin/python3"))
 config.substitutions.append(("%inputs", os.path.join(config.test_source_root, "Inputs")))

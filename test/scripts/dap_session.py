@@ -1,0 +1,128 @@
+"""A small Debug Adapter Protocol client, as an IDE is: it drives lldb-dap
+through initialize, launch (with jitsym loaded by the init commands),
+setFunctionBreakpoints, configurationDone, then at each stop a stackTrace and
+a continue, and prints what an IDE would show: the frames' names and source
+positions at each stop, and the progress events lldb-dap sent.
+
+usage: dap_session.py LLDB_DAP PLUGIN BREAKPOINT STOPS PROGRAM [ARG...]
+"""
+import json
+import select
+import subprocess
+import sys
+import time
+
+TIMEOUT = 120
+
+
+class Adapter:
+    def __init__(self, command):
+        self.process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+        self.seq = 0
+        self.buffer = b""
+        self.events = []  # every event received, in order
+
+    def send(self, command, arguments=None):
+        self.seq += 1
+        message = {"seq": self.seq, "type": "request", "command": command}
+        if arguments is not None:
+            message["arguments"] = arguments
+        body = json.dumps(message).encode()
+        self.process.stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+        self.process.stdin.flush()
+        return self.seq
+
+    def _read_message(self, deadline):
+        while True:
+            header_end = self.buffer.find(b"\r\n\r\n")
+            if header_end >= 0:
+                length = 0
+                for line in self.buffer[:header_end].split(b"\r\n"):
+                    name, _, value = line.partition(b":")
+                    if name.strip().lower() == b"content-length":
+                        length = int(value)
+                start = header_end + 4
+                if len(self.buffer) >= start + length:
+                    body = self.buffer[start:start + length]
+                    self.buffer = self.buffer[start + length:]
+                    return json.loads(body)
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([self.process.stdout], [], [], left)[0]:
+                sys.exit("dap_session.py: lldb-dap said nothing for %d s" % TIMEOUT)
+            chunk = self.process.stdout.read1(65536)
+            if not chunk:
+                sys.exit("dap_session.py: lldb-dap exited")
+            self.buffer += chunk
+
+    def wait(self, predicate):
+        deadline = time.monotonic() + TIMEOUT
+        while True:
+            message = self._read_message(deadline)
+            if message.get("type") == "event":
+                self.events.append(message)
+            if predicate(message):
+                return message
+
+    def request(self, command, arguments=None):
+        return self.response(self.send(command, arguments), command)
+
+    def response(self, seq, command):
+        response = self.wait(lambda m: m.get("type") == "response" and m.get("request_seq") == seq)
+        if not response.get("success"):
+            sys.exit("dap_session.py: %s failed: %s" % (command, response.get("message")))
+        return response
+
+    def wait_event(self, name):
+        return self.wait(lambda m: m.get("type") == "event" and m.get("event") == name)
+
+
+def show_stack(adapter, thread):
+    frames = adapter.request("stackTrace", {"threadId": thread, "startFrame": 0, "levels": 4})
+    for i, frame in enumerate(frames["body"]["stackFrames"]):
+        source = frame.get("source", {}).get("name", "")
+        where = " at %s:%s" % (source, frame.get("line")) if source else ""
+        print("frame %d: %s%s" % (i, frame["name"], where))
+
+
+def main(argv):
+    if len(argv) < 5:
+        sys.exit(__doc__)
+    dap, plugin, breakpoint, stops, program, args = argv[0], argv[1], argv[2], int(argv[3]), argv[4], argv[5:]
+    adapter = Adapter([dap])
+    adapter.request("initialize", {"clientID": "jitsym-test", "adapterID": "lldb-dap",
+                                   "pathFormat": "path", "linesStartAt1": True,
+                                   "columnsStartAt1": True, "supportsProgressReporting": True})
+    # lldb-dap answers the launch once the configuration is done.
+    launch = adapter.send("launch", {"program": program, "args": args,
+                                     "initCommands": ["plugin load " + plugin]})
+    adapter.wait_event("initialized")
+    adapter.request("setFunctionBreakpoints", {"breakpoints": [{"name": breakpoint}]})
+    adapter.request("configurationDone")
+    adapter.response(launch, "launch")
+    for stop in range(1, stops + 1):
+        stopped = adapter.wait_event("stopped")
+        thread = stopped["body"]["threadId"]
+        print("stop %d: %s" % (stop, stopped["body"].get("reason")))
+        show_stack(adapter, thread)
+        if stop < stops:
+            adapter.request("continue", {"threadId": thread})
+    # Progress: each start and end, and the last update before an end.
+    last_update = {}
+    for event in adapter.events:
+        body = event.get("body", {})
+        if event["event"] == "progressStart":
+            print("progressStart: %s: %s" % (body.get("title"), body.get("message", "")))
+        elif event["event"] == "progressUpdate":
+            last_update[body.get("progressId")] = body
+        elif event["event"] == "progressEnd":
+            update = last_update.pop(body.get("progressId"), None)
+            if update:
+                print("progressUpdate: %s (%s%%)" % (update.get("message"), update.get("percentage")))
+            print("progressEnd")
+    adapter.request("disconnect", {"terminateDebuggee": True})
+    adapter.process.wait(timeout=TIMEOUT)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
