@@ -6,6 +6,7 @@
 #     with the unwind tables kept as the plugin does, and an incremental read
 #     of 100 functions appended after it
 #  4. jit-sync inside LLDB (bench/sync_bench.py): 1k new after 1M, nothing new
+#  5. the same with the process behind an lldb-server platform (--remote)
 # usage: bench/run.sh [BUILD_DIR]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -48,4 +49,6 @@ for _ in 1 2 3; do
 done
 echo
 LLDB_DEBUGSERVER_PATH=/usr/lib/llvm-22/bin/lldb-server /usr/bin/python3 bench/sync_bench.py "$build"
+echo
+LLDB_DEBUGSERVER_PATH=/usr/lib/llvm-22/bin/lldb-server /usr/bin/python3 bench/sync_bench.py --remote "$build"
 rm -rf "$JITSYM_BENCH_DIR"

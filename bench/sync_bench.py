@@ -2,18 +2,27 @@
 lines were appended, then a stop with nothing new. Prints what jit-sync reports
 and the wall time of each command.
 
-usage: sync_bench.py BUILD_DIR [LINES]   (LLDB_DEBUGSERVER_PATH must be set)
+With --remote the process runs behind an lldb-server platform on loopback, and
+jit-sync copies the map through the platform connection (the server sees the
+same files, so the benchmark can append to the map; the tests in test/remote
+check that nothing is read locally).
+
+usage: sync_bench.py [--remote] BUILD_DIR [LINES]   (LLDB_DEBUGSERVER_PATH must be set)
 """
 import os
 import re
+import socket
+import subprocess
 import sys
 import tempfile
 import time
 
 import lldb
 
-build = sys.argv[1]
-lines = int(sys.argv[2]) if len(sys.argv) > 2 else 1000000
+remote = "--remote" in sys.argv
+args = [a for a in sys.argv[1:] if a != "--remote"]
+build = args[0]
+lines = int(args[1]) if len(args) > 1 else 1000000
 work = tempfile.mkdtemp(prefix="jitsym-sync-bench-")
 os.environ.setdefault("JITSYM_DIR", os.path.join(work, "private"))
 map_path = os.path.join(work, "bench.map")
@@ -30,6 +39,18 @@ def run(command):
     elapsed = (time.perf_counter() - start) * 1000
     return (result.GetOutput() or "") + (result.GetError() or ""), elapsed
 
+
+if remote:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    server = subprocess.Popen(["/usr/lib/llvm-22/bin/lldb-server-22", "platform", "--server",
+                               "--listen", "127.0.0.1:%d" % port])
+    time.sleep(0.5)
+    platform = lldb.SBPlatform("remote-linux")
+    error = platform.ConnectRemote(lldb.SBPlatformConnectOptions("connect://127.0.0.1:%d" % port))
+    assert error.Success(), error.GetCString()
+    debugger.SetSelectedPlatform(platform)
 
 run("plugin load " + os.path.join(build, "lib", "libjitsym-lldb.so"))
 run("jit-sync --auto off")  # the benchmark calls jit-sync itself
@@ -62,3 +83,5 @@ print("check:", "found" if "bench_new_999" in out else "MISSING")
 rss = int(open("/proc/self/status").read().split("VmHWM:")[1].split()[0]) // 1024
 print("peak RSS of this LLDB process: %d MB" % rss)
 process.Kill()
+if remote:
+    server.terminate()
