@@ -166,11 +166,11 @@ llvm::Expected<uint64_t> PlatformFile::size() {
   if (!quoted)
     return quoted.takeError();
   llvm::Expected<std::string> out = runCommand(debugger_, target_, "platform get-size " + *quoted);
-  if (!out)
-    return out.takeError();
-  std::optional<uint64_t> size = numberAfter(*out, "(remote): ");
-  if (!size)
-    return failure("cannot get its size: " + *out);
+  std::optional<uint64_t> size = out ? numberAfter(*out, "(remote): ") : std::nullopt;
+  if (!size) {
+    llvm::consumeError(out.takeError());
+    return failure("no such file on the platform, or its size cannot be read there");
+  }
   return *size;
 }
 

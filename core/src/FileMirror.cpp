@@ -112,7 +112,8 @@ llvm::Expected<MirrorUpdate> FileMirror::update(const Progress &progress) {
     return llvm::createStringError(std::errc::io_error, "%s: %s", name().c_str(),
                                    llvm::toString(size.takeError()).c_str());
   last_ = MirrorUpdate{copied_, copied_, false};
-  const bool exists = ::access(localPath_.c_str(), F_OK) == 0;
+  // A file left at the copy's path by an earlier mirror is not this one's.
+  const bool exists = copyMade_ && ::access(localPath_.c_str(), F_OK) == 0;
   if (exists && *size == copied_)
     return last_;
   if (exists && *size > copied_) {
@@ -132,6 +133,7 @@ llvm::Expected<MirrorUpdate> FileMirror::update(const Progress &progress) {
   last_.replaced = exists;
   if (llvm::Error err = recopy(*size, progress))
     return err;
+  copyMade_ = true;
   last_.from = 0;
   last_.to = copied_;
   return last_;

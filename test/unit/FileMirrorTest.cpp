@@ -2,6 +2,7 @@
 // was appended; a rewritten original is copied again, as a new file.
 #include "jitsym/FileMirror.h"
 
+#include <fstream>
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
@@ -125,6 +126,19 @@ TEST(FileMirror, FailedReadNamesTheFileAndRange) {
   f.remote->failReads = false;
   ASSERT_TRUE(bool(f.mirror.update()));
   EXPECT_EQ(readFile(f.mirror.localPath()), f.remote->content);
+}
+
+TEST(FileMirror, FileLeftAtTheCopysPathIsReplaced) {
+  TempDir dir;
+  auto *remote = new FakeRemote;
+  remote->content = "0x10 4 new\n";
+  {
+    std::ofstream old(dir.file("copy"));
+    old << "0x20 4 another file's copy\n";
+  }
+  FileMirror mirror(std::unique_ptr<RemoteFile>(remote), dir.file("copy"));
+  ASSERT_TRUE(bool(mirror.update()));
+  EXPECT_EQ(readFile(mirror.localPath()), remote->content);
 }
 
 TEST(FileMirror, EmptyOriginalMakesAnEmptyCopy) {

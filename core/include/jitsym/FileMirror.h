@@ -63,6 +63,7 @@ private:
 
   std::unique_ptr<RemoteFile> original_;
   std::string localPath_;
+  bool copyMade_ = false; // the file at localPath_ is this mirror's copy
   uint64_t copied_ = 0;
   uint64_t transferred_ = 0;
   std::string tail_; // the last kOverlap bytes (or fewer) of the copy
