@@ -277,19 +277,24 @@ bool platformFileExists(lldb::SBTarget target, const std::string &path) {
 
 std::optional<std::string> platformProcessArgv0(lldb::SBDebugger debugger, lldb::SBTarget target,
                                                 uint64_t pid) {
-  llvm::Expected<RemoteDescriptor> fd =
-      RemoteDescriptor::open(debugger, target, "/proc/" + std::to_string(pid) + "/cmdline");
-  if (!fd) {
-    llvm::consumeError(fd.takeError());
-    return std::nullopt;
-  }
-  uint64_t returned = 0;
-  llvm::Expected<std::string> text = fd->read(0, 4096, returned); // stops at the first NUL
-  if (!text) {
+  const std::string path = "/proc/" + std::to_string(pid) + "/cmdline";
+  // The file API opens read-write, which only root may do to that file; the
+  // shell's output stops at the first NUL just the same.
+  if (llvm::Expected<RemoteDescriptor> fd = RemoteDescriptor::open(debugger, target, path)) {
+    uint64_t returned = 0;
+    llvm::Expected<std::string> text = fd->read(0, 4096, returned);
+    if (text)
+      return *text;
     llvm::consumeError(text.takeError());
-    return std::nullopt;
+  } else {
+    llvm::consumeError(fd.takeError());
   }
-  return *text;
+  lldb::SBPlatformShellCommand shell(("head -c 4096 " + path).c_str());
+  shell.SetTimeoutSeconds(10);
+  lldb::SBPlatform platform = target.GetPlatform();
+  if (platform.Run(shell).Fail() || shell.GetStatus() != 0 || !shell.GetOutput())
+    return std::nullopt;
+  return std::string(shell.GetOutput());
 }
 
 } // namespace jitsym::plugin

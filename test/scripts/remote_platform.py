@@ -4,9 +4,11 @@ cannot see: the server runs in its own mount namespace with a private /tmp
 /data/data/PKG exist). Every "@PORT@" in LLDB's arguments becomes the server's
 port; LLDB's output goes to stdout.
 
-usage: remote_platform.py [--no-shell-tools] [--android-layout] LLDB [ARG...]
+usage: remote_platform.py [--no-shell-tools] [--android-layout [--as-nobody]] LLDB [ARG...]
   --no-shell-tools  the platform's shell finds no `tail` (PATH=/nonexistent)
   --android-layout  /data/local/tmp and /data/data/com.example.jit exist there
+  --as-nobody       the server runs as user nobody, as lldb-server does on an
+                    Android device without root
 """
 import os
 import socket
@@ -23,9 +25,10 @@ def free_port():
         return s.getsockname()[1]
 
 
-def server_script(port, android_layout, no_shell_tools):
+def server_script(port, android_layout, no_shell_tools, as_nobody):
     env = "env PATH=/nonexistent " if no_shell_tools else ""
-    serve = f"{env}{SERVER} platform --server --listen 127.0.0.1:{port}"
+    user = "setpriv --reuid=65534 --regid=65534 --clear-groups " if as_nobody else ""
+    serve = f"{user}{env}{SERVER} platform --server --listen 127.0.0.1:{port}"
     lines = ["set -e", "mount -t tmpfs jitsym-remote /tmp"]
     if android_layout:
         # An overlay of / (writes stay in the namespace) holding /data.
@@ -34,6 +37,7 @@ def server_script(port, android_layout, no_shell_tools):
             "mount -t overlay overlay -o lowerdir=/,upperdir=/tmp/o/upper,"
             "workdir=/tmp/o/work /tmp/o/root",
             "mkdir -p /tmp/o/root/data/local/tmp /tmp/o/root/data/data/com.example.jit",
+            "chmod 1777 /tmp/o/root/data/local/tmp /tmp/o/root/data/data/com.example.jit",
             "mount -t proc proc /tmp/o/root/proc",
             "mount --rbind /dev /tmp/o/root/dev",
             "mount --rbind /sys /tmp/o/root/sys",
@@ -58,18 +62,22 @@ def wait_listening(port, server):
 
 
 def main(argv):
-    android_layout = "--android-layout" in argv
-    no_shell_tools = "--no-shell-tools" in argv
-    argv = [a for a in argv if a not in ("--android-layout", "--no-shell-tools")]
+    options = ("--android-layout", "--no-shell-tools", "--as-nobody")
+    android_layout, no_shell_tools, as_nobody = (o in argv for o in options)
+    argv = [a for a in argv if a not in options]
     if not argv:
         sys.exit(__doc__)
     port = free_port()
     # The server's /tmp is a new, empty one: a TMPDIR below the old one (lit
     # sets one) would not exist there, and the server needs it to run commands.
     env = {k: v for k, v in os.environ.items() if k not in ("TMPDIR", "TEMP", "TMP", "TEMPDIR")}
+    env["PATH"] = env.get("PATH", "/usr/bin:/bin") + ":/usr/sbin:/sbin"  # chroot, mount
+    # The server runs commands with $SHELL, else the user's login shell, which
+    # for nobody is nologin.
+    env["SHELL"] = "/bin/sh"
     server = subprocess.Popen(
         ["unshare", "--mount", "--propagation", "private", "sh", "-c",
-         server_script(port, android_layout, no_shell_tools)],
+         server_script(port, android_layout, no_shell_tools, as_nobody)],
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
     try:
         # LLDB's own connection counts as one; the server serves each in a child.
