@@ -25,11 +25,33 @@ def free_port():
         return s.getsockname()[1]
 
 
-def server_script(port, android_layout, no_shell_tools, as_nobody):
+def kept_paths(argv):
+    """Directories the server must see as they are: the repository, the
+    working directory and those of the files named in LLDB's arguments (the
+    program, the plugin), the outermost of each nest."""
+    paths = {os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
+             os.getcwd()}
+    for arg in argv:
+        for word in arg.split():
+            word = word.strip("'\"")
+            if word.startswith("/") and os.path.exists(word):
+                paths.add(os.path.dirname(os.path.realpath(word)))
+    paths = sorted(p for p in paths if p != "/")
+    return [p for p in paths if not any(p.startswith(q + "/") for q in paths if q != p)]
+
+
+def server_script(port, android_layout, no_shell_tools, as_nobody, keep):
     env = "env PATH=/nonexistent " if no_shell_tools else ""
     user = "setpriv --reuid=65534 --regid=65534 --clear-groups " if as_nobody else ""
     serve = f"{user}{env}{SERVER} platform --server --listen 127.0.0.1:{port}"
-    lines = ["set -e", "mount -t tmpfs jitsym-remote /tmp"]
+    # The old /tmp stays reachable at /mnt, for the kept paths below it.
+    lines = ["set -e", "mount --bind /tmp /mnt", "mount -t tmpfs jitsym-remote /tmp"]
+
+    def rebind(root, paths):
+        for path in paths:
+            source = "/mnt" + path[4:] if path.startswith("/tmp/") else path
+            lines.extend([f"mkdir -p '{root}{path}'", f"mount --rbind '{source}' '{root}{path}'"])
+
     if android_layout:
         # An overlay of / (writes stay in the namespace) holding /data.
         lines += [
@@ -42,9 +64,12 @@ def server_script(port, android_layout, no_shell_tools, as_nobody):
             "mount --rbind /dev /tmp/o/root/dev",
             "mount --rbind /sys /tmp/o/root/sys",
             "mount -t tmpfs jitsym-remote /tmp/o/root/tmp",
-            f"exec chroot /tmp/o/root {serve}",
         ]
+        # The overlay has the root file system only, not what is mounted on it.
+        rebind("/tmp/o/root", keep)
+        lines.append(f"exec chroot /tmp/o/root {serve}")
     else:
+        rebind("", [p for p in keep if p.startswith("/tmp/")])
         lines.append(f"exec {serve}")
     return "\n".join(lines)
 
@@ -77,7 +102,7 @@ def main(argv):
     env["SHELL"] = "/bin/sh"
     server = subprocess.Popen(
         ["unshare", "--mount", "--propagation", "private", "sh", "-c",
-         server_script(port, android_layout, no_shell_tools, as_nobody)],
+         server_script(port, android_layout, no_shell_tools, as_nobody, kept_paths(argv))],
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
     try:
         # LLDB's own connection counts as one; the server serves each in a child.
