@@ -138,15 +138,15 @@ PlatformFile::PlatformFile(lldb::SBDebugger debugger, lldb::SBTarget target, std
                            std::string downloadPath, bool text)
     : debugger_(debugger), target_(target), path_(std::move(path)),
       download_(std::move(downloadPath)),
-      method_(text ? Method::FileApi : Method::Shell) {}
+      method_(text ? Method::FileApi : Method::Shell) {
+  lldb::SBPlatform platform = target_.GetPlatform();
+  const char *platformName = platform.IsValid() ? platform.GetName() : nullptr;
+  name_ = std::string(platformName ? platformName : "remote") + ":" + path_;
+}
 
 PlatformFile::~PlatformFile() { ::unlink(download_.c_str()); }
 
-std::string PlatformFile::name() const {
-  lldb::SBPlatform platform = const_cast<lldb::SBTarget &>(target_).GetPlatform();
-  const char *platformName = platform.IsValid() ? platform.GetName() : nullptr;
-  return std::string(platformName ? platformName : "remote") + ":" + path_;
-}
+std::string PlatformFile::name() const { return name_; }
 
 std::string PlatformFile::transport() const {
   switch (method_) {

@@ -38,6 +38,7 @@ private:
   lldb::SBDebugger debugger_;
   lldb::SBTarget target_;
   std::string path_;
+  std::string name_; // PLATFORM:PATH, asked for at every sync and diagnostic
   std::string download_; // where a whole-file download goes
   uint64_t downloaded_ = 0; // its size when it was made
   Method method_;
