@@ -423,7 +423,9 @@ public:
     for (const Diagnostic &d : report->diagnostics)
       result.Printf("warning: jit-sync: %s%s\n", d.str().c_str(),
                     d.line ? " (line skipped)" : "");
-    if (!options.onStop) {
+    if (report->interrupted) // said even at a stop: the user pressed Ctrl-C
+      result.Printf("jit-sync: %s\n", report->note.c_str());
+    else if (!options.onStop) {
       if (report->source.empty())
         result.Printf("jit-sync: %s\n", report->note.c_str());
       else

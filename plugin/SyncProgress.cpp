@@ -31,4 +31,8 @@ void SyncProgress::update(const std::string &step, uint64_t done, uint64_t total
   reported_ = done;
 }
 
+bool SyncProgress::interruptRequested() {
+  return debugger_.InterruptRequested() || debugger_.GetCommandInterpreter().WasInterrupted();
+}
+
 } // namespace jitsym::plugin

@@ -2,7 +2,7 @@
 // command line's status line and IDEs (lldb-dap's progressStart/Update/End)
 // show. A sync that ends within a moment reports nothing: the first event is
 // sent once the sync has run for kMoment, so the sync at every stop stays
-// silent.
+// silent. It is also where a long sync asks whether the user interrupted it.
 #pragma once
 
 #include <chrono>
@@ -10,6 +10,7 @@
 #include <memory>
 #include <string>
 
+#include "jitsym/Interrupt.h"
 #include "lldb/API/LLDB.h"
 
 namespace jitsym::plugin {
@@ -27,6 +28,13 @@ public:
   // counted in bytes; "giving LLDB the symbols of ...", in symbols). A new
   // step ends the one before.
   void update(const std::string &step, uint64_t done, uint64_t total, const char *unit);
+
+  // Whether the user asked the sync to stop: Ctrl-C at LLDB's command line
+  // (the running command is interrupted) or SBDebugger::RequestInterrupt.
+  bool interruptRequested();
+  InterruptCheck interruptCheck() {
+    return [this] { return interruptRequested(); };
+  }
 
 private:
   lldb::SBDebugger debugger_;

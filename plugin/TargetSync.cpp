@@ -56,6 +56,7 @@ private:
 std::string sessionDirectoryName() { return "session-" + std::to_string(::getpid()); }
 
 void TargetSync::forgetSources() {
+  unpublishedWindows_.clear();
   if (modules_)
     modules_->removeAll(target_);
   reader_.reset();
@@ -188,6 +189,12 @@ llvm::Error TargetSync::publish(lldb::SBDebugger &debugger,
   };
   std::map<uint64_t, WindowWork> work;
 
+  // Windows an interrupted publish left: rebuilt with all they hold.
+  std::vector<const Symbol *> leftBehind;
+  for (uint64_t w : std::exchange(unpublishedWindows_, {}))
+    table_.forEachInRange(w << kWindowShift, (w + 1) << kWindowShift,
+                          [&](const Symbol &symbol) { leftBehind.push_back(&symbol); });
+
   for (const RemovedRange &range : changes.removed) {
     report.removed++;
     for (uint64_t w = windowIndexOf(range.address); w <= windowIndexOf(range.end - 1); ++w)
@@ -202,6 +209,14 @@ llvm::Error TargetSync::publish(lldb::SBDebugger &debugger,
       return std::nullopt;
     return windowSection(windowIndexOf(symbol.address), *run);
   };
+  for (const Symbol *symbol : leftBehind)
+    if (std::optional<AddressRange> section = placement(*symbol)) {
+      WindowWork &item = work[windowIndexOf(symbol->address)];
+      item.section = *section;
+      item.rebuild = true;
+      item.added.push_back(symbol);
+      report.added++;
+    }
   for (const Symbol *symbol : changes.added) {
     std::optional<AddressRange> section = placement(*symbol);
     if (!section) {
@@ -223,6 +238,15 @@ llvm::Error TargetSync::publish(lldb::SBDebugger &debugger,
   const std::string step = "giving LLDB the JIT symbols of " + sourceNames();
   uint64_t published = 0;
   for (auto &[index, item] : work) {
+    if (progress.interruptRequested()) {
+      for (auto left = work.find(index); left != work.end(); ++left)
+        unpublishedWindows_.insert(left->first);
+      report.interrupted = true;
+      report.note = "interrupted while giving LLDB the symbols; " +
+                    std::to_string(published) + " of " + std::to_string(report.added) +
+                    " new symbols given, the rest at the next jit-sync";
+      break;
+    }
     progress.update(step, published, report.added, "symbols");
     published += item.added.size();
     if (item.rebuild) {
@@ -512,11 +536,13 @@ std::string TargetSync::unflushedDumpBytes(lldb::SBProcess &process) {
 llvm::Expected<bool> TargetSync::readSources(lldb::SBProcess &process,
                                              std::string_view aheadOfMap,
                                              const PendingBreakpoints *publishOnlyFor,
-                                             bool &matched) {
+                                             SyncProgress &progress, bool &matched,
+                                             bool &interrupted) {
   const bool both = reader_ && dumpReader_;
+  const InterruptCheck interrupt = progress.interruptCheck();
   if (reader_) {
     WatchingSink sink(table_, publishOnlyFor, dumpSymbols_.get());
-    llvm::Expected<ReadStats> stats = reader_->read(sink);
+    llvm::Expected<ReadStats> stats = reader_->read(sink, interrupt);
     if (!stats)
       return stats.takeError();
     if (stats->rewritten && both)
@@ -530,15 +556,18 @@ llvm::Expected<bool> TargetSync::readSources(lldb::SBProcess &process,
           aheadOfMap, 1, [&](const PerfMapEntry &entry) { sink.onEntry(entry); },
           [](uint64_t, std::string) {}); // reported when read from the file
     matched = sink.matched;
+    interrupted = stats->interrupted;
   }
   // At a write the compile watch stopped only the map's lines matter (they may
   // resolve a pending breakpoint); the dump waits for the next stop.
-  if (dumpReader_ && !publishOnlyFor) {
+  if (dumpReader_ && !publishOnlyFor && !interrupted) {
     const std::string unflushed = unflushedDumpBytes(process);
     lastUnflushedBytes_ = unflushed.size();
-    llvm::Expected<JitdumpReadStats> stats = dumpReader_->read(*dumpSymbols_, unflushed);
+    llvm::Expected<JitdumpReadStats> stats =
+        dumpReader_->read(*dumpSymbols_, unflushed, interrupt);
     if (!stats)
       return stats.takeError();
+    interrupted = stats->interrupted;
     if (stats->rewritten && both)
       return false; // the map's symbols went with the dump's
     holdDiagnostics(dumpSymbols_->diagnostics);
@@ -604,7 +633,7 @@ llvm::Expected<SyncReport> TargetSync::syncWith(lldb::SBDebugger &debugger,
     dumpOrigin_ = dumpOrigin;
     forced_ = force;
   }
-  bool matched = false;
+  bool matched = false, interrupted = false;
   for (int attempt = 0;; ++attempt) {
     openSources(debugger, pid, mappings, !publishOnlyFor, force);
     if (!reader_ && !dumpReader_) {
@@ -619,7 +648,8 @@ llvm::Expected<SyncReport> TargetSync::syncWith(lldb::SBDebugger &debugger,
     }
     if (llvm::Error err = updateMirrors(progress))
       return err;
-    llvm::Expected<bool> read = readSources(process, aheadOfFile, publishOnlyFor, matched);
+    llvm::Expected<bool> read =
+        readSources(process, aheadOfFile, publishOnlyFor, progress, matched, interrupted);
     if (!read)
       return read.takeError();
     if (*read || attempt > 0)
@@ -629,6 +659,14 @@ llvm::Expected<SyncReport> TargetSync::syncWith(lldb::SBDebugger &debugger,
   report.source = sourceNames();
   if (!publishOnlyFor)
     report.diagnostics = std::exchange(heldDiagnostics_, {});
+  // What was read stays in the table; LLDB gets it at the next sync, whose
+  // read goes on from where this one stopped.
+  if (interrupted) {
+    report.interrupted = true;
+    report.note = "interrupted while reading; " + std::to_string(table_.size()) +
+                  " symbols read so far are kept, and the next jit-sync goes on from there";
+    return report;
+  }
   // At a write, LLDB hears of new code only when a pending breakpoint may want
   // it; the rest waits in the table for the next sync (publishing is what costs).
   if (publishOnlyFor && !matched) {
@@ -637,7 +675,7 @@ llvm::Expected<SyncReport> TargetSync::syncWith(lldb::SBDebugger &debugger,
   }
 
   SymbolChanges changes = table_.takeChanges();
-  if (!changes.empty())
+  if (!changes.empty() || !unpublishedWindows_.empty())
     if (llvm::Error err = publish(debugger, mappings(), changes, report, progress))
       return err;
   if (!publishOnlyFor && isCore())

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -51,6 +52,7 @@ struct SyncReport {
   double milliseconds = 0;
   std::vector<Diagnostic> diagnostics;
   std::string note;            // why nothing happened, when nothing did
+  bool interrupted = false;    // the user stopped it; the next sync goes on
 };
 
 // This debugger's directory below the private directory.
@@ -125,7 +127,8 @@ private:
   void holdDiagnostics(std::vector<Diagnostic> &diagnostics);
   // Reads both sources; false when one was rewritten and both must be read again.
   llvm::Expected<bool> readSources(lldb::SBProcess &process, std::string_view aheadOfMap,
-                                   const PendingBreakpoints *publishOnlyFor, bool &matched);
+                                   const PendingBreakpoints *publishOnlyFor,
+                                   SyncProgress &progress, bool &matched, bool &interrupted);
   std::string unflushedDumpBytes(lldb::SBProcess &process);
   llvm::Error publish(lldb::SBDebugger &debugger, const std::vector<Mapping> &mappings,
                       SymbolChanges &changes, SyncReport &report, SyncProgress &progress);
@@ -138,6 +141,8 @@ private:
   std::string sourceNames() const;
 
   lldb::SBTarget target_;
+  // Windows an interrupted publish did not reach: rebuilt whole by the next one.
+  std::set<uint64_t> unpublishedWindows_;
   bool isJvm_ = false;
   // The ELF core read for this target, and any error reading it.
   std::optional<CoreFileInfo> core_;

@@ -58,7 +58,8 @@ bool JitdumpReader::readBytes(int fd, uint64_t fileSize, std::string_view unflus
 }
 
 llvm::Expected<JitdumpReadStats> JitdumpReader::read(JitdumpSink &sink,
-                                                     std::string_view unflushed) {
+                                                     std::string_view unflushed,
+                                                     const InterruptCheck &interrupt) {
   // Bytes read from the buffer earlier and not in the file yet are not a sign
   // of a rewrite: only the file's own bytes count as consumed.
   llvm::Expected<AppendedFile::Opened> opened = file_.open(std::min(offset_, fileConsumed_));
@@ -103,6 +104,10 @@ llvm::Expected<JitdumpReadStats> JitdumpReader::read(JitdumpSink &sink,
     if (parse.kind == JitdumpRecordParse::NeedBytes) {
       if (at + parse.needBytes > size)
         break; // still being written
+      if (at > offset_ && interruptRequested(interrupt)) {
+        stats.interrupted = true;
+        break;
+      }
       const uint64_t want =
           std::min<uint64_t>(size - at, std::max<uint64_t>(kChunkBytes, parse.needBytes));
       window.start = at;

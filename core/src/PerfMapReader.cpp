@@ -31,13 +31,14 @@ struct PerfMapReader::Part {
   uint64_t entries = 0;
   uint64_t malformed = 0;
   uint64_t pendingBytes = 0; // an unterminated last line
+  bool interrupted = false;
   std::string error;         // a failed read
 };
 
 PerfMapReader::PerfMapReader(std::string path, TrustPolicy trust)
     : file_(std::move(path), trust) {}
 
-llvm::Expected<ReadStats> PerfMapReader::read(PerfMapSink &sink) {
+llvm::Expected<ReadStats> PerfMapReader::read(PerfMapSink &sink, const InterruptCheck &interrupt) {
   llvm::Expected<AppendedFile::Opened> opened = file_.open(offset_);
   if (!opened)
     return opened.takeError();
@@ -68,8 +69,10 @@ llvm::Expected<ReadStats> PerfMapReader::read(PerfMapSink &sink) {
     if (partSink) {
       partSink->onSizeHint(size - split);
       runBoth(
-          [&] { first = readPart(fd, offset_, split, buffer, nextLine_, sink); },
-          [&] { second = readPart(fd, split, size, buffer + (split - offset_), 1, *partSink); });
+          [&] { first = readPart(fd, offset_, split, buffer, nextLine_, sink, interrupt); },
+          [&] {
+            second = readPart(fd, split, size, buffer + (split - offset_), 1, *partSink, interrupt);
+          });
       // The second part follows only a first part read whole: a file that shrank
       // meanwhile is found rewritten at the next read.
       twoParts = first.error.empty() && second.error.empty() && first.pendingBytes == 0 &&
@@ -77,9 +80,9 @@ llvm::Expected<ReadStats> PerfMapReader::read(PerfMapSink &sink) {
       if (twoParts)
         sink.appendPart(*partSink, first.lines);
       else
-        second = Part{0, 0, 0, 0, 0, second.error};
+        second = Part{0, 0, 0, 0, 0, false, second.error};
     } else {
-      first = readPart(fd, offset_, size, buffer, nextLine_, sink);
+      first = readPart(fd, offset_, size, buffer, nextLine_, sink, interrupt);
     }
     sink.endRead(newBytes - first.bytes - second.bytes);
   }
@@ -93,6 +96,7 @@ llvm::Expected<ReadStats> PerfMapReader::read(PerfMapSink &sink) {
     nextLine_ += part->lines;
   }
   stats.pendingBytes = (twoParts ? second : first).pendingBytes;
+  stats.interrupted = first.interrupted || (twoParts && second.interrupted);
   file_.remember(fd, offset_);
   return stats;
 }
@@ -101,10 +105,15 @@ llvm::Expected<ReadStats> PerfMapReader::read(PerfMapSink &sink) {
 // as they arrive; an incomplete line at the end stays pending. Diagnostics are
 // numbered from `firstLine`.
 PerfMapReader::Part PerfMapReader::readPart(int fd, uint64_t begin, uint64_t end, char *into,
-                                            uint64_t firstLine, PerfMapSink &sink) const {
+                                            uint64_t firstLine, PerfMapSink &sink,
+                                            const InterruptCheck &interrupt) const {
   Part part;
   uint64_t filled = 0, parsed = 0;
   while (begin + filled < end) {
+    if (filled > 0 && interruptRequested(interrupt)) {
+      part.interrupted = true;
+      break;
+    }
     const size_t want = static_cast<size_t>(std::min<uint64_t>(kChunkBytes, end - begin - filled));
     ssize_t n;
     do
@@ -133,6 +142,16 @@ PerfMapReader::Part PerfMapReader::readPart(int fd, uint64_t begin, uint64_t end
         });
     part.lines += chunk.linesConsumed;
     parsed += chunk.bytesConsumed;
+  }
+  // No perf map line is a megabyte long: this one is junk, or a writer that
+  // never ends it. Skipped, so it is neither held nor read again at every sync.
+  if (filled - parsed > kMaxLineBytes && !part.interrupted) {
+    ++part.malformed;
+    sink.onDiagnostic({file_.path(), firstLine + part.lines,
+                       "over " + std::to_string(kMaxLineBytes >> 20) +
+                           " MiB with no newline; skipped (a perf map line is one symbol)"});
+    ++part.lines;
+    parsed = filled;
   }
   part.bytes = parsed;
   part.pendingBytes = filled - parsed;

@@ -292,7 +292,17 @@ sweep : {
 
 } // namespace
 
+std::string_view boundedSymbolName(std::string_view name) {
+  if (name.size() <= kMaxSymbolNameBytes)
+    return name;
+  size_t cut = kMaxSymbolNameBytes;
+  while (cut > 0 && (static_cast<unsigned char>(name[cut]) & 0xC0) == 0x80)
+    --cut; // not inside a UTF-8 character
+  return name.substr(0, cut);
+}
+
 void SymbolTable::add(uint64_t address, uint64_t size, std::string_view name) {
+  name = boundedSymbolName(name);
   Symbol symbol;
   if (holdsName(name)) {
     if (!describe(address, size, name, symbol))
@@ -312,6 +322,7 @@ bool SymbolTable::describe(uint64_t address, uint64_t size, std::string_view hel
   assert(holdsName(heldName) && "describe() takes names already in the storage");
   if (address + (size ? size : 1) <= address)
     return false;
+  heldName = boundedSymbolName(heldName);
   symbol = {address, size, 0, static_cast<uint64_t>(heldName.data() - names_.data()),
             static_cast<uint32_t>(heldName.size()), 0};
   return true;

@@ -284,3 +284,28 @@ TEST(JitdumpParser, RecordSmallerThanItsFixedFieldsIsNamed) {
   EXPECT_EQ(parse.kind, JitdumpRecordParse::Malformed);
   EXPECT_EQ(parse.error, "CODE_LOAD: record of 56 bytes is too small for its fields and a name");
 }
+
+// Interrupted before a window, the reader keeps the records it applied and the
+// next read starts at the first record it did not.
+TEST(JitdumpReader, InterruptedReadGoesOnFromWhereItStopped) {
+  TempDir dir;
+  const std::string path = dir.file("jit-3.dump");
+  std::string bytes = header();
+  for (int i = 0; i < 4; ++i)
+    bytes += codeLoad(0x10000000 + i * 0x1000000, 5u << 20, "big" + std::to_string(i));
+  append(path, bytes);
+  Loaded loaded;
+  JitdumpSymbols sink(loaded.table, loaded.lines);
+  JitdumpReader reader(path);
+  int asked = 0;
+  auto stats = reader.read(sink, {}, [&] { return ++asked >= 2; });
+  ASSERT_TRUE(bool(stats));
+  EXPECT_TRUE(stats->interrupted);
+  EXPECT_EQ(stats->records, 2u);
+  stats = reader.read(sink);
+  ASSERT_TRUE(bool(stats));
+  EXPECT_FALSE(stats->interrupted);
+  EXPECT_EQ(stats->records, 2u);
+  EXPECT_EQ(loaded.table.size(), 4u);
+  EXPECT_EQ(loaded.table.name(*loaded.table.findByAddress(0x13000000)), "big3");
+}

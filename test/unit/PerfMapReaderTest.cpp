@@ -684,3 +684,53 @@ TEST(TableSink, AppendedBatchReplacingItsOwnEntryStillRemovesOldSymbol) {
   EXPECT_EQ(table.findByAddress(0x1000), nullptr);
   EXPECT_EQ(table.size(), 1u);
 }
+
+// Interrupted between chunks, the reader keeps the complete lines it parsed and
+// the next read goes on from there: nothing lost, nothing read twice.
+TEST(PerfMapReader, InterruptedReadGoesOnFromWhereItStopped) {
+  TempDir dir;
+  const std::string path = dir.file("perf-9.map");
+  const int total = 400000; // ~7 MiB: two 4 MiB chunks on one thread
+  writeFile(path, lines(0, total));
+  PerfMapReader reader(path);
+  Recorder sink;
+  int asked = 0;
+  auto stats = reader.read(sink, [&] { return ++asked >= 1; });
+  ASSERT_TRUE(bool(stats));
+  EXPECT_TRUE(stats->interrupted);
+  EXPECT_GT(sink.entries.size(), 0u);
+  EXPECT_LT(sink.entries.size(), size_t(total));
+  EXPECT_EQ(reader.offset(), stats->bytesRead);
+  const size_t first = sink.entries.size();
+  stats = reader.read(sink);
+  ASSERT_TRUE(bool(stats));
+  EXPECT_FALSE(stats->interrupted);
+  ASSERT_EQ(sink.entries.size(), size_t(total));
+  for (int i = 0; i < total; ++i)
+    ASSERT_EQ(sink.entries[i].second, "f" + std::to_string(i)) << "after " << first;
+  EXPECT_EQ(sink.rewrites, 0);
+}
+
+// A line with no newline past kMaxLineBytes is reported and skipped once, not
+// held and read again at every read; what follows is read normally.
+TEST(PerfMapReader, EndlessLineIsSkippedNotHeld) {
+  TempDir dir;
+  const std::string path = dir.file("perf-10.map");
+  writeFile(path, lines(0, 2) + "20000 10 " +
+                      std::string(PerfMapReader::kMaxLineBytes + 10, 'n'));
+  PerfMapReader reader(path);
+  Recorder sink;
+  auto stats = reader.read(sink);
+  ASSERT_TRUE(bool(stats));
+  EXPECT_EQ(sink.entries.size(), 2u);
+  EXPECT_EQ(stats->pendingBytes, 0u);
+  ASSERT_EQ(sink.diagnostics.size(), 1u);
+  EXPECT_EQ(sink.diagnostics[0].line, 3u);
+  EXPECT_NE(sink.diagnostics[0].message.find("over 1 MiB with no newline"), std::string::npos)
+      << sink.diagnostics[0].message;
+  appendFile(path, "\n" + lines(2, 3));
+  stats = reader.read(sink);
+  ASSERT_TRUE(bool(stats));
+  ASSERT_EQ(sink.entries.size(), 3u);
+  EXPECT_EQ(sink.entries[2].second, "f2");
+}

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
+#include <cstring>
 #include <map>
 #include <random>
 #include <string>
@@ -678,4 +679,25 @@ TEST(SymbolTable, MemoryBytesPerSymbol) {
   // Names may sit in a buffer grown by doubling: allow twice their size.
   EXPECT_LT(bytes, kCount * 100 + 2 * nameBytes)
       << "per symbol: " << double(bytes - nameBytes) / kCount;
+}
+
+// Names are cut to kMaxSymbolNameBytes, held or copied, and never inside a
+// UTF-8 character.
+TEST(SymbolTable, OversizedNamesAreCutAtACharacterBoundary) {
+  SymbolTable table;
+  const std::string huge(kMaxSymbolNameBytes * 3, 'x');
+  table.add(0x1000, 0x10, huge);
+  // "é" (2 bytes) straddles the limit: the cut falls before it.
+  std::string accented(kMaxSymbolNameBytes - 1, 'a');
+  accented += "\xC3\xA9tail";
+  table.add(0x2000, 0x10, accented);
+  char *held = table.growNameStorage(huge.size());
+  std::memcpy(held, huge.data(), huge.size());
+  Symbol symbol;
+  ASSERT_TRUE(table.describe(0x3000, 0x10, std::string_view(held, huge.size()), symbol));
+  EXPECT_EQ(symbol.nameSize, kMaxSymbolNameBytes);
+
+  EXPECT_EQ(table.name(*table.findByAddress(0x1000)), huge.substr(0, kMaxSymbolNameBytes));
+  EXPECT_EQ(table.name(*table.findByAddress(0x2000)), accented.substr(0, kMaxSymbolNameBytes - 1));
+  EXPECT_EQ(boundedSymbolName("short"), "short");
 }

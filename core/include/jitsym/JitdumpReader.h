@@ -13,6 +13,7 @@
 
 #include "jitsym/AppendedFile.h"
 #include "jitsym/Diagnostic.h"
+#include "jitsym/Interrupt.h"
 #include "jitsym/JitdumpParser.h"
 #include "llvm/Support/Error.h"
 
@@ -36,6 +37,7 @@ struct JitdumpReadStats {
   uint64_t malformed = 0;    // records skipped with a diagnostic
   uint64_t pendingBytes = 0; // an incomplete last record, or an unfinished header
   bool corrupt = false;      // a record size made the rest unreadable
+  bool interrupted = false;  // stopped early; the next read goes on from there
 };
 
 class JitdumpReader {
@@ -50,7 +52,9 @@ public:
   // that are still in its stdio buffer (runtimes write jitdumps through a
   // buffered FILE, so the newest code is often not in the file yet). They are
   // read as if appended; when they reach the file later they are not read again.
-  llvm::Expected<JitdumpReadStats> read(JitdumpSink &sink, std::string_view unflushed = {});
+  // `interrupt` is asked before each 4 MiB window.
+  llvm::Expected<JitdumpReadStats> read(JitdumpSink &sink, std::string_view unflushed = {},
+                                        const InterruptCheck &interrupt = {});
 
   const std::string &path() const { return file_.path(); }
   const std::optional<JitdumpHeader> &header() const { return header_; }

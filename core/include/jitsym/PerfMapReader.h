@@ -12,6 +12,7 @@
 #include "jitsym/AppendedFile.h"
 #include "jitsym/BigArray.h"
 #include "jitsym/Diagnostic.h"
+#include "jitsym/Interrupt.h"
 #include "jitsym/PerfMapParser.h"
 #include "llvm/Support/Error.h"
 
@@ -23,6 +24,7 @@ struct ReadStats {
   uint64_t entries = 0;
   uint64_t malformed = 0;
   uint64_t pendingBytes = 0;    // an unterminated last line waiting for its newline
+  bool interrupted = false;     // stopped early; the next read goes on from there
 };
 
 class PerfMapSink {
@@ -57,8 +59,13 @@ public:
   PerfMapReader(std::string path, TrustPolicy trust = {});
 
   // Reads what is new. Errors are reserved for an unusable file (missing, not a
-  // regular file, a symlink, untrusted owner); a malformed line is a diagnostic.
-  llvm::Expected<ReadStats> read(PerfMapSink &sink);
+  // regular file, a symlink, untrusted owner); a malformed line is a diagnostic,
+  // and so is a line that runs past kMaxLineBytes with no newline (skipped, so
+  // a file that never ends its line costs no more than its bytes once).
+  // `interrupt` is asked between 4 MiB chunks.
+  llvm::Expected<ReadStats> read(PerfMapSink &sink, const InterruptCheck &interrupt = {});
+
+  static constexpr uint64_t kMaxLineBytes = 1u << 20;
 
   const std::string &path() const { return file_.path(); }
   uint64_t offset() const { return offset_; }
@@ -67,7 +74,7 @@ public:
 private:
   struct Part; // what reading one byte range yielded
   Part readPart(int fd, uint64_t begin, uint64_t end, char *into, uint64_t firstLine,
-                PerfMapSink &sink) const;
+                PerfMapSink &sink, const InterruptCheck &interrupt) const;
   uint64_t lineBoundaryNear(int fd, uint64_t middle, uint64_t end) const;
 
   AppendedFile file_;

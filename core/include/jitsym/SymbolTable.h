@@ -32,6 +32,12 @@ struct Symbol {
   uint64_t end() const { return address + (size ? size : 1); }
 };
 
+// Names are cut to this many bytes (at a UTF-8 character boundary): a file
+// that names code with megabytes of text gets no further than this, into the
+// table or into LLDB.
+constexpr size_t kMaxSymbolNameBytes = 4096;
+std::string_view boundedSymbolName(std::string_view name);
+
 // Marks a pending announcement made by SymbolTable::remove(); never live.
 constexpr uint32_t kRemovalFlag = 1;
 
@@ -53,7 +59,8 @@ class SymbolTable {
 public:
   // Announces a symbol. A symbol survives unless a later announcement overlaps
   // it; re-announcing an identical live symbol changes nothing. A range that
-  // would wrap past the top of the address space is ignored.
+  // would wrap past the top of the address space is ignored; a name is cut to
+  // kMaxSymbolNameBytes.
   void add(uint64_t address, uint64_t size, std::string_view name);
 
   // Announces that the code in [address, address + size) is gone (a jitdump's
