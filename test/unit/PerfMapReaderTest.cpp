@@ -436,12 +436,12 @@ TEST(PerfMapReader, LineLongerThanAReadChunkSpansTheSplit) {
   ASSERT_TRUE(bool(stats)) << errorText(stats.takeError());
   EXPECT_EQ(stats->entries, 3u);
   EXPECT_EQ(stats->pendingBytes, std::string("4000 10 half").size());
-  EXPECT_EQ(table.name(*table.findByAddress(0x2000)), longName);
+  EXPECT_EQ(table.name(*table.findByAddress(0x2000)), longName.substr(0, kMaxSymbolNameBytes)); // cut, as every name
   EXPECT_EQ(table.name(*table.findByAddress(0x3000)), "c");
   appendFile(path, "-written\n");
   ASSERT_TRUE(bool(reader.read(sink)));
   EXPECT_EQ(table.name(*table.findByAddress(0x4000)), "half-written");
-  EXPECT_EQ(table.name(*table.findByAddress(0x2000)), longName);
+  EXPECT_EQ(table.name(*table.findByAddress(0x2000)), longName.substr(0, kMaxSymbolNameBytes));
 }
 
 TEST(PerfMapReader, TwoPartReadMatchesOneThread) {
