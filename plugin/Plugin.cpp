@@ -462,7 +462,7 @@ void destroyCallback(lldb::user_id_t, void *) {
   std::lock_guard<std::mutex> lock(registryMutex());
   registry().resetAll();
   if (llvm::Expected<std::string> root = privateDirectory())
-    removeTree(*root + "/" + sessionDirectoryName());
+    removeSessionDirectory(*root);
   else
     llvm::consumeError(root.takeError());
 }

@@ -53,8 +53,6 @@ private:
 
 } // namespace
 
-std::string sessionDirectoryName() { return "session-" + std::to_string(::getpid()); }
-
 void TargetSync::forgetSources() {
   unpublishedWindows_.clear();
   if (modules_)
@@ -90,7 +88,7 @@ llvm::Error TargetSync::beginProcess(const ProcessIdentity &identity) {
   llvm::Expected<std::string> root = privateDirectory();
   if (!root)
     return root.takeError();
-  llvm::Expected<std::string> session = privateSubdirectory(*root, sessionDirectoryName());
+  llvm::Expected<std::string> session = sessionDirectory(*root);
   if (!session)
     return session.takeError();
   const std::string name =

@@ -55,9 +55,6 @@ struct SyncReport {
   bool interrupted = false;    // the user stopped it; the next sync goes on
 };
 
-// This debugger's directory below the private directory.
-std::string sessionDirectoryName();
-
 class TargetSync {
 public:
   explicit TargetSync(lldb::SBTarget target) : target_(target) {}

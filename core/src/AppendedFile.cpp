@@ -5,6 +5,7 @@
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
+#include <pwd.h>
 #include <unistd.h>
 
 namespace jitsym {
@@ -14,6 +15,15 @@ constexpr size_t kFingerprintBytes = 64;
 constexpr unsigned kInnerSamples = 6; // besides the first and the last bytes
 
 } // namespace
+
+std::string describeUser(uint32_t uid) {
+  const std::string number = "uid " + std::to_string(uid);
+  struct passwd entry, *found = nullptr;
+  char buffer[1024];
+  if (::getpwuid_r(uid, &entry, buffer, sizeof(buffer), &found) == 0 && found)
+    return std::string(found->pw_name) + " (" + number + ")";
+  return number;
+}
 
 bool preadExact(int fd, uint64_t offset, size_t size, std::string &out) {
   out.resize(size);
@@ -61,9 +71,10 @@ llvm::Expected<AppendedFile::Opened> AppendedFile::open(uint64_t consumed) {
   if (!S_ISREG(st.st_mode))
     return error("is not a regular file");
   if (trust_.expectedOwner && st.st_uid != *trust_.expectedOwner && st.st_uid != 0)
-    return error("is owned by uid " + std::to_string(st.st_uid) +
-                 ", not by the target's user (uid " + std::to_string(*trust_.expectedOwner) +
-                 ") or root; not trusted (use --force to read it anyway)");
+    return error("is owned by " + describeUser(st.st_uid) + ", not by " +
+                 describeUser(*trust_.expectedOwner) + ", the target's user" +
+                 (*trust_.expectedOwner != 0 ? ", or root" : "") +
+                 "; not trusted (use --force to read it anyway)");
   opened.replaced = contentWasReplaced(opened.fd, st, consumed);
   if (opened.replaced)
     samples_.clear();

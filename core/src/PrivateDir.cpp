@@ -7,6 +7,10 @@
 #include <cstring>
 #include <dirent.h>
 #include <fcntl.h>
+#include <signal.h>
+#include <string>
+#include <sys/file.h>
+#include <vector>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -39,7 +43,75 @@ llvm::Error ensurePrivateDir(const std::string &path) {
   return llvm::Error::success();
 }
 
+std::string sessionName(long pid) { return "session-" + std::to_string(pid); }
+
+// The lock that marks this process's session directory in use (-1: none yet).
+int &sessionLock() {
+  static int fd = -1;
+  return fd;
+}
+
+// Removes the session directories of processes that ended without removing
+// them. A lock nobody holds is stale; a directory with no lock file at all
+// (a session still being set up, or an older jitsym's) goes only once no
+// process has its PID.
+void removeAbandonedSessions(const std::string &root, const std::string &ours) {
+  DIR *dir = ::opendir(root.c_str());
+  if (!dir)
+    return;
+  std::vector<std::string> names;
+  while (struct dirent *entry = ::readdir(dir))
+    names.emplace_back(entry->d_name);
+  ::closedir(dir);
+  for (const std::string &name : names) {
+    char *end = nullptr;
+    if (name.rfind("session-", 0) != 0 || name == ours)
+      continue;
+    const long pid = std::strtol(name.c_str() + 8, &end, 10);
+    if (pid <= 0 || *end != '\0')
+      continue; // a lock file, handled with its directory
+    const std::string lockPath = root + "/" + name + ".lock";
+    const int lock = ::open(lockPath.c_str(), O_RDWR | O_NOFOLLOW | O_CLOEXEC);
+    if (lock >= 0) {
+      if (::flock(lock, LOCK_EX | LOCK_NB) == 0) {
+        removeTree(root + "/" + name);
+        ::unlink(lockPath.c_str());
+      }
+      ::close(lock);
+    } else if (::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH) {
+      removeTree(root + "/" + name);
+    }
+  }
+}
+
 } // namespace
+
+llvm::Expected<std::string> sessionDirectory(const std::string &root) {
+  const std::string name = sessionName(::getpid());
+  if (sessionLock() < 0) {
+    const std::string lockPath = root + "/" + name + ".lock";
+    const int fd = ::open(lockPath.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd < 0 || ::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+      const int saved = errno;
+      if (fd >= 0)
+        ::close(fd);
+      return pathError(lockPath, std::string("cannot lock: ") + std::strerror(saved));
+    }
+    sessionLock() = fd;
+    removeAbandonedSessions(root, name);
+  }
+  return privateSubdirectory(root, name);
+}
+
+void removeSessionDirectory(const std::string &root) {
+  const std::string name = sessionName(::getpid());
+  removeTree(root + "/" + name);
+  if (sessionLock() >= 0) {
+    ::unlink((root + "/" + name + ".lock").c_str());
+    ::close(sessionLock());
+    sessionLock() = -1;
+  }
+}
 
 llvm::Expected<std::string> privateDirectory() {
   std::string dir;

@@ -63,6 +63,10 @@ private:
   std::vector<Sample> samples_;
 };
 
+// "nobody (uid 65534)", or "uid 4321" for a user with no name here: how the
+// owner checks name users in their messages.
+std::string describeUser(uint32_t uid);
+
 // Reads exactly `size` bytes at `offset`; false on an error or the file's end.
 bool preadExact(int fd, uint64_t offset, size_t size, std::string &out);
 

@@ -18,6 +18,14 @@ llvm::Expected<std::string> privateDirectory();
 llvm::Expected<std::string> privateSubdirectory(const std::string &parent,
                                                 const std::string &name);
 
+// This process's session directory, ROOT/session-PID, marked in use by a lock
+// on ROOT/session-PID.lock that is held until the process ends. Its creation
+// first removes the session directories whose lock nobody holds: those left by
+// an LLDB that was killed or crashed before it could clean up.
+llvm::Expected<std::string> sessionDirectory(const std::string &root);
+// Removes this process's session directory and its lock.
+void removeSessionDirectory(const std::string &root);
+
 // Writes `contents` to a temporary file in the same directory, then renames it
 // over `path`, so readers never see a partial file.
 llvm::Error writeFileAtomically(const std::string &path, std::string_view contents);
