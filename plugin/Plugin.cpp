@@ -117,16 +117,20 @@ public:
     for (auto &state : states_)
       state->reset();
   }
-  // Targets whose process is gone keep no JIT modules (no stop hook runs at exit).
-  void dropExited() {
-    for (auto &state : states_) {
-      if (!state->hasModules())
-        continue;
-      lldb::SBProcess process = state->target().GetProcess();
-      lldb::StateType s = process.IsValid() ? process.GetState() : lldb::eStateInvalid;
-      if (s == lldb::eStateExited || s == lldb::eStateDetached || s == lldb::eStateInvalid)
+  // The targets that have JIT modules, with the process each describes.
+  std::vector<std::pair<lldb::SBTarget, ProcessIdentity>> withModules() const {
+    std::vector<std::pair<lldb::SBTarget, ProcessIdentity>> found;
+    for (const auto &state : states_)
+      if (state->hasModules() && state->process())
+        found.emplace_back(state->target(), *state->process());
+    return found;
+  }
+  // Forgets `target`'s JIT modules if they still describe process `identity`
+  // (not a process launched since).
+  void resetIfStill(const lldb::SBTarget &target, const ProcessIdentity &identity) {
+    for (auto &state : states_)
+      if (state->matches(target) && state->process() && *state->process() == identity)
         state->reset();
-    }
   }
 
 private:
@@ -171,11 +175,28 @@ private:
     std::unique_lock<std::mutex> lock(mutex_);
     while (!wake_.wait_for(lock, std::chrono::milliseconds(250), [this] { return stopping_; })) {
       lock.unlock();
-      {
-        std::lock_guard<std::mutex> registryLock(registryMutex());
-        registry().dropExited();
-      }
+      dropExited();
       lock.lock();
+    }
+  }
+
+  // Targets whose process is gone keep no JIT modules (no stop hook runs at
+  // exit). A process's state is read with no lock of ours held: LLDB holds a
+  // target's lock through a synchronous Continue, whose stop hook takes the
+  // registry's; reading it under the registry's lock deadlocked both.
+  static void dropExited() {
+    std::vector<std::pair<lldb::SBTarget, ProcessIdentity>> watched;
+    {
+      std::lock_guard<std::mutex> registryLock(registryMutex());
+      watched = registry().withModules();
+    }
+    for (auto &[target, identity] : watched) {
+      lldb::SBProcess process = target.GetProcess();
+      lldb::StateType s = process.IsValid() ? process.GetState() : lldb::eStateInvalid;
+      if (s == lldb::eStateExited || s == lldb::eStateDetached || s == lldb::eStateInvalid) {
+        std::lock_guard<std::mutex> registryLock(registryMutex());
+        registry().resetIfStill(target, identity);
+      }
     }
   }
   std::mutex mutex_;

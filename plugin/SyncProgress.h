@@ -10,7 +10,6 @@
 #include <memory>
 #include <string>
 
-#include "jitsym/Interrupt.h"
 #include "lldb/API/LLDB.h"
 
 namespace jitsym::plugin {
@@ -32,9 +31,6 @@ public:
   // Whether the user asked the sync to stop: Ctrl-C at LLDB's command line
   // (the running command is interrupted) or SBDebugger::RequestInterrupt.
   bool interruptRequested();
-  InterruptCheck interruptCheck() {
-    return [this] { return interruptRequested(); };
-  }
 
 private:
   lldb::SBDebugger debugger_;

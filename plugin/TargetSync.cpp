@@ -2,6 +2,8 @@
 // hand LLDB only those.
 #include "TargetSync.h"
 
+#include <atomic>
+
 #include <algorithm>
 #include <map>
 #include <sys/stat.h>
@@ -81,6 +83,7 @@ void TargetSync::reset() {
   directory_.clear();
   process_.reset();
   sourceRoot_.clear();
+  earlierProgram_.reset();
 }
 
 llvm::Error TargetSync::beginProcess(const ProcessIdentity &identity) {
@@ -176,7 +179,8 @@ bool TargetSync::namedByOtherModule(uint64_t address) {
 
 llvm::Error TargetSync::publish(lldb::SBDebugger &debugger,
                                 const std::vector<Mapping> &mappings, SymbolChanges &changes,
-                                SyncReport &report, SyncProgress &progress) {
+                                SyncReport &report, SyncProgress &progress,
+                                const InterruptCheck &stop) {
   JitAddressSpace space = mappings.empty() ? JitAddressSpace::unrestricted()
                                            : JitAddressSpace::fromMemoryMap(mappings);
 
@@ -235,18 +239,8 @@ llvm::Error TargetSync::publish(lldb::SBDebugger &debugger,
   // module's JSON symbol file).
   const std::string step = "giving LLDB the JIT symbols of " + sourceNames();
   uint64_t published = 0;
-  for (auto &[index, item] : work) {
-    if (progress.interruptRequested()) {
-      for (auto left = work.find(index); left != work.end(); ++left)
-        unpublishedWindows_.insert(left->first);
-      report.interrupted = true;
-      report.note = "interrupted while giving LLDB the symbols; " +
-                    std::to_string(published) + " of " + std::to_string(report.added) +
-                    " new symbols given, the rest at the next jit-sync";
-      break;
-    }
-    progress.update(step, published, report.added, "symbols");
-    published += item.added.size();
+  // Gives LLDB window `index`: a new module, or the new symbols appended.
+  auto publishWindow = [&](uint64_t index, const WindowWork &item) -> llvm::Error {
     if (item.rebuild) {
       // Everything live in the window goes into the new module.
       AddressRange section = item.section;
@@ -266,8 +260,34 @@ llvm::Error TargetSync::publish(lldb::SBDebugger &debugger,
       if (llvm::Error err = modules_->append(debugger, target_, index, table_, item.added))
         return err;
     }
-    if (llvm::Error err = publishDebugInfo(debugger, index))
-      return err;
+    return publishDebugInfo(debugger, index);
+  };
+  // Stopped early, nothing is lost: this window and the later ones are
+  // rebuilt whole by the next sync.
+  auto leaveFrom = [&](uint64_t index) {
+    for (auto left = work.find(index); left != work.end(); ++left)
+      unpublishedWindows_.insert(left->first);
+    report.interrupted = true;
+    report.note = "interrupted while giving LLDB the symbols; " + std::to_string(published) +
+                  " of " + std::to_string(report.added) +
+                  " new symbols given, the rest at the next jit-sync";
+  };
+  for (auto &[index, item] : work) {
+    if (stop()) {
+      leaveFrom(index);
+      break;
+    }
+    progress.update(step, published, report.added, "symbols");
+    if (llvm::Error err = publishWindow(index, item)) {
+      leaveFrom(index);
+      if (!stop()) { // LLDB refused it; the next sync tries again
+        report.interrupted = false;
+        return err;
+      }
+      llvm::consumeError(std::move(err)); // LLDB stopped loading it: Ctrl-C
+      break;
+    }
+    published += item.added.size();
   }
   progress.update(step, published, report.added, "symbols");
   return llvm::Error::success();
@@ -443,8 +463,12 @@ void TargetSync::openSources(lldb::SBDebugger &debugger, uint64_t pid,
     std::optional<std::string> path;
     if (!readerOrigin_.empty())
       path = readerOrigin_;
-    else if (readsProc())
-      path = findPerfMap(pid);
+    else if (readsProc()) {
+      PerfMapSearch search = searchPerfMap(pid);
+      path = search.path;
+      if (!path && search.stale)
+        earlierProgram_ = EarlierProgram{*search.stale, search.staleBytes};
+    }
     else if (remote)
       path = findRemotePerfMap(debugger, pid);
     else if (core && dumpOrigin_.empty()) // a core: found only when nothing is named
@@ -454,6 +478,11 @@ void TargetSync::openSources(lldb::SBDebugger &debugger, uint64_t pid,
       reader_ = std::make_unique<PerfMapReader>(mapMirror_->localPath());
     } else if (path) {
       reader_ = std::make_unique<PerfMapReader>(*path, trust);
+      // The lines of an earlier program with this PID come first: not ours.
+      if (earlierProgram_ && earlierProgram_->path == *path)
+        if (llvm::Error err = reader_->skipEarlierProgram(earlierProgram_->bytes))
+          heldDiagnostics_.push_back({*path, 0, llvm::toString(std::move(err))});
+      earlierProgram_.reset();
     }
   }
   if (!dumpReader_) {
@@ -534,10 +563,9 @@ std::string TargetSync::unflushedDumpBytes(lldb::SBProcess &process) {
 llvm::Expected<bool> TargetSync::readSources(lldb::SBProcess &process,
                                              std::string_view aheadOfMap,
                                              const PendingBreakpoints *publishOnlyFor,
-                                             SyncProgress &progress, bool &matched,
+                                             const InterruptCheck &interrupt, bool &matched,
                                              bool &interrupted) {
   const bool both = reader_ && dumpReader_;
-  const InterruptCheck interrupt = progress.interruptCheck();
   if (reader_) {
     WatchingSink sink(table_, publishOnlyFor, dumpSymbols_.get());
     llvm::Expected<ReadStats> stats = reader_->read(sink, interrupt);
@@ -607,9 +635,47 @@ llvm::Expected<SyncReport> TargetSync::syncWith(lldb::SBDebugger &debugger,
   if (readsProc())
     if (auto local = readProcessIdentity(pid))
       identity = *local;
+  // Killed while LLDB held it stopped: LLDB still shows it stopped, but
+  // nothing of it is left to read.
+  const bool local = readsProc();
+  auto ended = [&] {
+    reset();
+    report = SyncReport{};
+    report.note = "process " + std::to_string(pid) +
+                  " has ended (killed while stopped?); its JIT modules were removed";
+    return report;
+  };
+  if (local && processHasEnded(identity))
+    return ended();
+  if (local && process_ && *process_ == identity && process.GetStopID() != execStopId_ &&
+      process.GetSelectedThread().GetStopReason() == lldb::eStopReasonExec) {
+    // An exec keeps the PID and start time; what the old program announced
+    // is gone, and its map may go on with the new program's lines.
+    execStopId_ = process.GetStopID();
+    std::optional<std::string> map = reader_ ? reader_->path() : findPerfMap(pid);
+    struct stat st;
+    std::optional<EarlierProgram> earlier;
+    if (map && ::stat(map->c_str(), &st) == 0)
+      earlier = EarlierProgram{*map, static_cast<uint64_t>(st.st_size)};
+    if (llvm::Error err = beginProcess(identity))
+      return err;
+    earlierProgram_ = earlier;
+  }
   if (!process_ || *process_ != identity)
     if (llvm::Error err = beginProcess(identity))
       return err;
+  // Asked between chunks and windows: Ctrl-C, or the process ending under the
+  // sync. Reader threads ask too, hence the atomic.
+  std::atomic<bool> endedDuringSync{false};
+  const InterruptCheck stop = [&, local] {
+    if (progress.interruptRequested())
+      return true;
+    if (local && processHasEnded(identity)) {
+      endedDuringSync = true;
+      return true;
+    }
+    return false;
+  };
   // Read once, when needed (not at the writes the compile watch stops at).
   std::optional<std::vector<Mapping>> memory;
   auto mappings = [&]() -> const std::vector<Mapping> & {
@@ -642,12 +708,16 @@ llvm::Expected<SyncReport> TargetSync::syncWith(lldb::SBDebugger &debugger,
                     std::to_string(pid) + ".dump in its memory map" +
                     (readsRemote() ? std::string(", on platform ") + platform.GetName() : "") +
                     ")";
+      if (earlierProgram_)
+        report.note += "; " + earlierProgram_->path +
+                       " was last written before the process started (an earlier process "
+                       "with this PID left it): not read, but what is appended from now on is";
       return report;
     }
     if (llvm::Error err = updateMirrors(progress))
       return err;
     llvm::Expected<bool> read =
-        readSources(process, aheadOfFile, publishOnlyFor, progress, matched, interrupted);
+        readSources(process, aheadOfFile, publishOnlyFor, stop, matched, interrupted);
     if (!read)
       return read.takeError();
     if (*read || attempt > 0)
@@ -659,6 +729,8 @@ llvm::Expected<SyncReport> TargetSync::syncWith(lldb::SBDebugger &debugger,
     report.diagnostics = std::exchange(heldDiagnostics_, {});
   // What was read stays in the table; LLDB gets it at the next sync, whose
   // read goes on from where this one stopped.
+  if (endedDuringSync)
+    return ended();
   if (interrupted) {
     report.interrupted = true;
     report.note = "interrupted while reading; " + std::to_string(table_.size()) +
@@ -674,8 +746,10 @@ llvm::Expected<SyncReport> TargetSync::syncWith(lldb::SBDebugger &debugger,
 
   SymbolChanges changes = table_.takeChanges();
   if (!changes.empty() || !unpublishedWindows_.empty())
-    if (llvm::Error err = publish(debugger, mappings(), changes, report, progress))
+    if (llvm::Error err = publish(debugger, mappings(), changes, report, progress, stop))
       return err;
+  if (endedDuringSync)
+    return ended();
   if (!publishOnlyFor && isCore())
     if (llvm::Error err = checkAgainstCore(report))
       return err;

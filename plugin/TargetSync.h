@@ -21,6 +21,7 @@
 #include "jitsym/Diagnostic.h"
 #include "jitsym/FileMirror.h"
 #include "jitsym/JitdumpReader.h"
+#include "jitsym/Interrupt.h"
 #include "jitsym/JitdumpSymbols.h"
 #include "jitsym/LineTables.h"
 #include "jitsym/PerfMapReader.h"
@@ -125,10 +126,12 @@ private:
   // Reads both sources; false when one was rewritten and both must be read again.
   llvm::Expected<bool> readSources(lldb::SBProcess &process, std::string_view aheadOfMap,
                                    const PendingBreakpoints *publishOnlyFor,
-                                   SyncProgress &progress, bool &matched, bool &interrupted);
+                                   const InterruptCheck &interrupt, bool &matched,
+                                   bool &interrupted);
   std::string unflushedDumpBytes(lldb::SBProcess &process);
   llvm::Error publish(lldb::SBDebugger &debugger, const std::vector<Mapping> &mappings,
-                      SymbolChanges &changes, SyncReport &report, SyncProgress &progress);
+                      SymbolChanges &changes, SyncReport &report, SyncProgress &progress,
+                      const InterruptCheck &stop);
   bool namedByOtherModule(uint64_t address);
   // Whether a source line can exist (see SourceFiles.h).
   bool lineCanExist(std::string_view file, uint32_t line);
@@ -138,6 +141,14 @@ private:
   std::string sourceNames() const;
 
   lldb::SBTarget target_;
+  // A map whose first bytes an earlier program with this PID wrote (one that
+  // exec'd, or ended before the PID was given again), and how many.
+  struct EarlierProgram {
+    std::string path;
+    uint64_t bytes = 0;
+  };
+  std::optional<EarlierProgram> earlierProgram_;
+  uint32_t execStopId_ = UINT32_MAX; // the exec stop already handled
   // Windows an interrupted publish did not reach: rebuilt whole by the next one.
   std::set<uint64_t> unpublishedWindows_;
   bool isJvm_ = false;

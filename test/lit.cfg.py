@@ -32,6 +32,7 @@ config.substitutions.append(("%java_examples", os.path.join(config.jitsym_build_
 config.substitutions.append(("%collector", os.path.join(config.jitsym_build_dir, "lib", "libjitsym-jitprofiling.so")))
 config.substitutions.append(("%apijit", os.path.join(config.jitsym_build_dir, "bin", "apijit")))
 config.substitutions.append(("%writerjit", os.path.join(config.jitsym_build_dir, "bin", "writerjit")))
+config.substitutions.append(("%stressjit", os.path.join(config.jitsym_build_dir, "test", "stressjit")))
 config.substitutions.append(("%tinyjit", os.path.join(config.jitsym_build_dir, "bin", "tinyjit")))
 config.substitutions.append(("%lldb_dap", os.path.join(os.path.dirname(config.lldb), "lldb-dap")))
 config.substitutions.append(("%lldb", config.lldb + " --no-lldbinit -b"))
@@ -60,6 +61,9 @@ if shutil.which("unshare") and subprocess.run(
          "mount -t tmpfs jitsym-probe /mnt"],
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode == 0:
     config.available_features.add("private-mounts")
+# PID reuse is staged by writing the kernel's last PID (root only).
+if os.access("/proc/sys/kernel/ns_last_pid", os.W_OK):
+    config.available_features.add("pid-reuse")
 if shutil.which("gdb") and shutil.which("gcore"):
     config.available_features.add("gdb")
 if shutil.which("node"):

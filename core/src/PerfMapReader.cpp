@@ -101,6 +101,29 @@ llvm::Expected<ReadStats> PerfMapReader::read(PerfMapSink &sink, const Interrupt
   return stats;
 }
 
+llvm::Error PerfMapReader::skipEarlierProgram(uint64_t bytes) {
+  llvm::Expected<AppendedFile::Opened> opened = file_.open(offset_);
+  if (!opened)
+    return opened.takeError();
+  const uint64_t end = std::min(bytes, opened->size);
+  uint64_t lines = 0, lastLineEnd = 0;
+  std::string chunk;
+  for (uint64_t at = 0; at < end; at += chunk.size()) {
+    if (!preadExact(opened->fd, at, static_cast<size_t>(std::min<uint64_t>(kChunkBytes, end - at)),
+                    chunk))
+      return file_.error("cannot read the lines of an earlier program");
+    for (size_t i = 0; i < chunk.size(); ++i)
+      if (chunk[i] == '\n') {
+        ++lines;
+        lastLineEnd = at + i + 1;
+      }
+  }
+  offset_ = lastLineEnd;
+  nextLine_ = lines + 1;
+  file_.remember(opened->fd, offset_);
+  return llvm::Error::success();
+}
+
 // Reads [begin, end) into `into` chunk by chunk and parses the complete lines
 // as they arrive; an incomplete line at the end stays pending. Diagnostics are
 // numbered from `firstLine`.

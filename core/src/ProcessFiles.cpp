@@ -73,6 +73,16 @@ std::optional<uint64_t> parseStartTime(std::string_view stat) {
   return toNumber(fields[kStartTimeAfterComm]);
 }
 
+std::optional<char> parseProcessState(std::string_view stat) {
+  size_t close = stat.rfind(')');
+  if (close == std::string_view::npos)
+    return std::nullopt;
+  std::vector<std::string_view> fields = words(stat.substr(close + 1));
+  if (fields.empty() || fields[0].size() != 1)
+    return std::nullopt;
+  return fields[0][0];
+}
+
 std::optional<uint64_t> parseNamespacedPid(std::string_view status) {
   auto field = statusField(status, "NStgid");
   if (!field)
@@ -155,6 +165,15 @@ std::optional<ProcessIdentity> readProcessIdentity(uint64_t pid, const std::stri
   return ProcessIdentity{pid, *start};
 }
 
+bool processHasEnded(const ProcessIdentity &identity, const std::string &procRoot) {
+  auto stat = readFile(procRoot + "/" + std::to_string(identity.pid) + "/stat");
+  if (!stat)
+    return true;
+  std::optional<char> state = parseProcessState(*stat);
+  std::optional<uint64_t> start = parseStartTime(*stat);
+  return !state || *state == 'Z' || *state == 'X' || !start || *start != identity.startTime;
+}
+
 std::optional<uid_t> readProcessUid(uint64_t pid, const std::string &procRoot) {
   auto status = readFile(procRoot + "/" + std::to_string(pid) + "/status");
   if (!status)
@@ -229,7 +248,8 @@ std::optional<double> readProcessStartSeconds(uint64_t pid, const std::string &p
   return double(*boot) + double(identity->startTime) / double(ticksPerSecond);
 }
 
-std::optional<std::string> findPerfMap(uint64_t pid, const std::string &procRoot) {
+PerfMapSearch searchPerfMap(uint64_t pid, const std::string &procRoot) {
+  PerfMapSearch search;
   const std::optional<double> started = readProcessStartSeconds(pid, procRoot);
   for (const std::string &candidate : perfMapCandidates(pid, procRoot)) {
     struct stat st; // of a link itself: the reader refuses links, with a message
@@ -238,11 +258,21 @@ std::optional<std::string> findPerfMap(uint64_t pid, const std::string &procRoot
     // Last written before the process started: a map an earlier process with
     // the same PID left behind.
     const double written = double(st.st_mtim.tv_sec) + st.st_mtim.tv_nsec / 1e9;
-    if (started && written < *started - kStartTimeSlack)
+    if (started && written < *started - kStartTimeSlack) {
+      if (!search.stale) {
+        search.stale = candidate;
+        search.staleBytes = static_cast<uint64_t>(st.st_size);
+      }
       continue;
-    return candidate;
+    }
+    search.path = candidate;
+    break;
   }
-  return std::nullopt;
+  return search;
+}
+
+std::optional<std::string> findPerfMap(uint64_t pid, const std::string &procRoot) {
+  return searchPerfMap(pid, procRoot).path;
 }
 
 std::optional<std::string> findPerfMapOfCore(uint64_t pid, const std::string &corePath) {

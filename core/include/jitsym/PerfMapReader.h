@@ -67,6 +67,12 @@ public:
 
   static constexpr uint64_t kMaxLineBytes = 1u << 20;
 
+  // Takes the complete lines in the file's first `bytes` bytes as read, without
+  // announcing them: an earlier program with this PID wrote them (it exec'd,
+  // or it ended and the PID was given again), and the process appends to its
+  // map. Rewritten later, the file is read from the start as usual.
+  llvm::Error skipEarlierProgram(uint64_t bytes);
+
   const std::string &path() const { return file_.path(); }
   uint64_t offset() const { return offset_; }
   uint64_t linesRead() const { return nextLine_ - 1; }

@@ -40,6 +40,12 @@ std::optional<DescriptorPosition> parseFdInfo(std::string_view fdinfo);
 
 // Readers over /proc (or `procRoot` in tests).
 std::optional<ProcessIdentity> readProcessIdentity(uint64_t pid, const std::string &procRoot = "/proc");
+// Field 3 of /proc/PID/stat: R, S, T (stopped, as under a debugger), t, Z...
+std::optional<char> parseProcessState(std::string_view procStat);
+// Whether the process is gone: no longer in /proc, a zombie (killed while a
+// debugger held it stopped: the debugger still shows it stopped), or its PID
+// now names another process.
+bool processHasEnded(const ProcessIdentity &identity, const std::string &procRoot = "/proc");
 std::optional<uid_t> readProcessUid(uint64_t pid, const std::string &procRoot = "/proc");
 // The PID inside the process's PID namespace (its PID when not in one).
 uint64_t readNamespacedPid(uint64_t pid, const std::string &procRoot = "/proc");
@@ -72,6 +78,13 @@ std::vector<std::string> perfMapCandidates(uint64_t pid, const std::string &proc
 // The first candidate that exists and was not last written before the process
 // started (a map left behind by an earlier process with the same PID), if any.
 std::optional<std::string> findPerfMap(uint64_t pid, const std::string &procRoot = "/proc");
+
+struct PerfMapSearch {
+  std::optional<std::string> path;  // what findPerfMap() finds
+  std::optional<std::string> stale; // else the first map left by an earlier
+  uint64_t staleBytes = 0;          // process with this PID, and its size
+};
+PerfMapSearch searchPerfMap(uint64_t pid, const std::string &procRoot = "/proc");
 
 // For a core file of process `pid`: /tmp/perf-PID.map if it was last written
 // before the core was (a later one is another process's with the same PID).
