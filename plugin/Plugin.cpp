@@ -288,6 +288,14 @@ std::string summary(const SyncReport &r) {
 
 // Runs at the entry of each write(2) while the compile watch is on. LLDB calls it
 // as it handles the stop; returning false resumes without showing the stop.
+// Text for the user outside a command's result: LLDB shows neither the output
+// nor the errors of a stop hook's commands.
+void writeText(lldb::SBFile file, const std::string &text) {
+  size_t written = 0;
+  if (!text.empty() && file.IsValid())
+    file.Write(reinterpret_cast<const uint8_t *>(text.data()), text.size(), &written);
+}
+
 bool onRuntimeWrite(void *, lldb::SBProcess &process, lldb::SBThread &thread,
                     lldb::SBBreakpointLocation &) {
   std::lock_guard<std::mutex> lock(registryMutex());
@@ -341,11 +349,7 @@ bool beforeLaunch(void *baton, const char **command) {
     std::lock_guard<std::mutex> lock(registryMutex());
     TargetSync &state = registry().forTarget(target);
     if (state.jvmSignals && state.runsJvm()) {
-      const std::string note = passJvmSignalsBeforeLaunch(*debugger, target);
-      lldb::SBFile out = debugger->GetOutputFile();
-      size_t written = 0;
-      if (!note.empty() && out.IsValid())
-        out.Write(reinterpret_cast<const uint8_t *>(note.data()), note.size(), &written);
+      writeText(debugger->GetOutputFile(), passJvmSignalsBeforeLaunch(*debugger, target));
       state.jvmSignalsChecked = true;
     }
   }
@@ -433,19 +437,32 @@ public:
     llvm::Expected<SyncReport> report = state.sync(debugger, options.sync);
     if (!report) {
       std::string message = "jit-sync: " + llvm::toString(report.takeError());
+      if (options.onStop) {
+        // Said once, not at every stop.
+        if (message != state.lastStopError)
+          writeText(debugger.GetErrorFile(), "error: " + message + "\n");
+        state.lastStopError = message;
+        return true;
+      }
       result.SetError(message.c_str());
       return false;
     }
+    state.lastStopError.clear();
     if (state.hasModules())
       exitWatcher().ensureRunning();
     updateCompileWatch(state);
     // At a stop, speak only of problems: the user asked for a backtrace.
     // A map's problem has a line; a jitdump's names its byte offset and record.
+    auto say = [&](const std::string &text) {
+      if (options.onStop)
+        writeText(debugger.GetErrorFile(), text);
+      else
+        result.Printf("%s", text.c_str());
+    };
     for (const Diagnostic &d : report->diagnostics)
-      result.Printf("warning: jit-sync: %s%s\n", d.str().c_str(),
-                    d.line ? " (line skipped)" : "");
+      say("warning: jit-sync: " + d.str() + (d.line ? " (line skipped)" : "") + "\n");
     if (report->interrupted) // said even at a stop: the user pressed Ctrl-C
-      result.Printf("jit-sync: %s\n", report->note.c_str());
+      say("jit-sync: " + report->note + "\n");
     else if (!options.onStop) {
       if (report->source.empty())
         result.Printf("jit-sync: %s\n", report->note.c_str());

@@ -87,6 +87,7 @@ public:
     return isJvm_;
   }
   CompileWatch compileWatch;
+  std::string lastStopError; // the stop hook's last error, said once
   bool hasModules() const { return modules_ && modules_->size() > 0; }
   std::string status() const;
   const std::optional<ProcessIdentity> &process() const { return process_; }

@@ -78,7 +78,7 @@ llvm::Expected<ReadStats> PerfMapReader::read(PerfMapSink &sink, const Interrupt
       twoParts = first.error.empty() && second.error.empty() && first.pendingBytes == 0 &&
                  first.bytes == split - offset_;
       if (twoParts)
-        sink.appendPart(*partSink, first.lines);
+        sink.appendPart(*partSink, nextLine_ - 1 + first.lines); // lines before it in the file
       else
         second = Part{0, 0, 0, 0, 0, false, second.error};
     } else {
