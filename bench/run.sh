@@ -51,4 +51,6 @@ echo
 LLDB_DEBUGSERVER_PATH=/usr/lib/llvm-22/bin/lldb-server /usr/bin/python3 bench/sync_bench.py "$build"
 echo
 LLDB_DEBUGSERVER_PATH=/usr/lib/llvm-22/bin/lldb-server /usr/bin/python3 bench/sync_bench.py --remote "$build"
+echo
+/usr/bin/python3 bench/bigfile_bench.py "$build" "$JITSYM_BENCH_DIR"
 rm -rf "$JITSYM_BENCH_DIR"
