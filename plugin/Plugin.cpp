@@ -117,16 +117,23 @@ public:
     for (auto &state : states_)
       state->reset();
   }
-  // Targets whose process is gone keep no JIT modules (no stop hook runs at exit).
-  void dropExited() {
-    for (auto &state : states_) {
-      if (!state->hasModules())
-        continue;
-      lldb::SBProcess process = state->target().GetProcess();
-      lldb::StateType s = process.IsValid() ? process.GetState() : lldb::eStateInvalid;
-      if (s == lldb::eStateExited || s == lldb::eStateDetached || s == lldb::eStateInvalid)
-        state->reset();
-    }
+  // The targets that have JIT modules, with the process they were made for.
+  std::vector<std::pair<lldb::SBTarget, ProcessIdentity>> withModules() {
+    std::vector<std::pair<lldb::SBTarget, ProcessIdentity>> found;
+    for (auto &state : states_)
+      if (state->hasModules() && state->process())
+        found.emplace_back(state->target(), *state->process());
+    return found;
+  }
+  // Forgets what `target` had for `process` (gone: no stop hook runs at exit)
+  // and hands back its modules, unless the target has moved on to another
+  // process since. Calls nothing of LLDB.
+  std::unique_ptr<WindowModules> forgetExited(const lldb::SBTarget &target,
+                                              const ProcessIdentity &process) {
+    for (auto &state : states_)
+      if (state->matches(target) && state->hasModules() && state->process() == process)
+        return state->resetKeepingModules();
+    return nullptr;
   }
 
 private:
@@ -147,7 +154,10 @@ std::mutex &registryMutex() {
 
 // Watches for processes that exited, a few times a second, while any target has
 // JIT modules. LLDB's command line consumes process events itself, so there is no
-// event to wait for; the check is a state read under the registry lock.
+// event to wait for; the check is a state read. No LLDB call is made under the
+// registry lock here: LLDB holds a target's API lock while it runs the stop
+// hook or the compile watch's callback, which then wait for the registry lock,
+// and this thread would wait for the API lock in any call on that target.
 class ExitWatcher {
 public:
   void ensureRunning() {
@@ -171,11 +181,29 @@ private:
     std::unique_lock<std::mutex> lock(mutex_);
     while (!wake_.wait_for(lock, std::chrono::milliseconds(250), [this] { return stopping_; })) {
       lock.unlock();
+      dropExited();
+      lock.lock();
+    }
+  }
+  // Targets whose process is gone keep no JIT modules.
+  static void dropExited() {
+    std::vector<std::pair<lldb::SBTarget, ProcessIdentity>> watched;
+    {
+      std::lock_guard<std::mutex> registryLock(registryMutex());
+      watched = registry().withModules();
+    }
+    for (auto &[target, process] : watched) {
+      lldb::SBProcess live = target.GetProcess();
+      lldb::StateType s = live.IsValid() ? live.GetState() : lldb::eStateInvalid;
+      if (s != lldb::eStateExited && s != lldb::eStateDetached && s != lldb::eStateInvalid)
+        continue;
+      std::unique_ptr<WindowModules> modules;
       {
         std::lock_guard<std::mutex> registryLock(registryMutex());
-        registry().dropExited();
+        modules = registry().forgetExited(target, process);
       }
-      lock.lock();
+      if (modules)
+        modules->removeAll(target);
     }
   }
   std::mutex mutex_;
