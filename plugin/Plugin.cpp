@@ -217,6 +217,11 @@ ExitWatcher &exitWatcher() {
   return *instance;
 }
 
+// The watcher's thread runs this library's code: it ends before the library is
+// unloaded (SBDebugger::Terminate, as at Python's exit, unloads plugins without
+// destroying the debuggers first) or the process exits.
+__attribute__((destructor)) void stopExitWatcherAtUnload() { exitWatcher().stop(); }
+
 bool parseOptions(char **args, Options &options, std::string &error) {
   for (size_t i = 0; args && args[i]; ++i) {
     std::string arg = args[i];
