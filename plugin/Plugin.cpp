@@ -117,20 +117,23 @@ public:
     for (auto &state : states_)
       state->reset();
   }
-  // The targets that have JIT modules, with the process each describes.
-  std::vector<std::pair<lldb::SBTarget, ProcessIdentity>> withModules() const {
+  // The targets that have JIT modules, with the process they were made for.
+  std::vector<std::pair<lldb::SBTarget, ProcessIdentity>> withModules() {
     std::vector<std::pair<lldb::SBTarget, ProcessIdentity>> found;
-    for (const auto &state : states_)
+    for (auto &state : states_)
       if (state->hasModules() && state->process())
         found.emplace_back(state->target(), *state->process());
     return found;
   }
-  // Forgets `target`'s JIT modules if they still describe process `identity`
-  // (not a process launched since).
-  void resetIfStill(const lldb::SBTarget &target, const ProcessIdentity &identity) {
+  // Forgets what `target` had for `process` (gone: no stop hook runs at exit)
+  // and hands back its modules, unless the target has moved on to another
+  // process since. Calls nothing of LLDB.
+  std::unique_ptr<WindowModules> forgetExited(const lldb::SBTarget &target,
+                                              const ProcessIdentity &process) {
     for (auto &state : states_)
-      if (state->matches(target) && state->process() && *state->process() == identity)
-        state->reset();
+      if (state->matches(target) && state->hasModules() && state->process() == process)
+        return state->resetKeepingModules();
+    return nullptr;
   }
 
 private:
@@ -151,7 +154,10 @@ std::mutex &registryMutex() {
 
 // Watches for processes that exited, a few times a second, while any target has
 // JIT modules. LLDB's command line consumes process events itself, so there is no
-// event to wait for; the check is a state read under the registry lock.
+// event to wait for; the check is a state read. No LLDB call is made under the
+// registry lock here: LLDB holds a target's API lock while it runs the stop
+// hook or the compile watch's callback, which then wait for the registry lock,
+// and this thread would wait for the API lock in any call on that target.
 class ExitWatcher {
 public:
   void ensureRunning() {
@@ -179,24 +185,25 @@ private:
       lock.lock();
     }
   }
-
-  // Targets whose process is gone keep no JIT modules (no stop hook runs at
-  // exit). A process's state is read with no lock of ours held: LLDB holds a
-  // target's lock through a synchronous Continue, whose stop hook takes the
-  // registry's; reading it under the registry's lock deadlocked both.
+  // Targets whose process is gone keep no JIT modules.
   static void dropExited() {
     std::vector<std::pair<lldb::SBTarget, ProcessIdentity>> watched;
     {
       std::lock_guard<std::mutex> registryLock(registryMutex());
       watched = registry().withModules();
     }
-    for (auto &[target, identity] : watched) {
-      lldb::SBProcess process = target.GetProcess();
-      lldb::StateType s = process.IsValid() ? process.GetState() : lldb::eStateInvalid;
-      if (s == lldb::eStateExited || s == lldb::eStateDetached || s == lldb::eStateInvalid) {
+    for (auto &[target, process] : watched) {
+      lldb::SBProcess live = target.GetProcess();
+      lldb::StateType s = live.IsValid() ? live.GetState() : lldb::eStateInvalid;
+      if (s != lldb::eStateExited && s != lldb::eStateDetached && s != lldb::eStateInvalid)
+        continue;
+      std::unique_ptr<WindowModules> modules;
+      {
         std::lock_guard<std::mutex> registryLock(registryMutex());
-        registry().resetIfStill(target, identity);
+        modules = registry().forgetExited(target, process);
       }
+      if (modules)
+        modules->removeAll(target);
     }
   }
   std::mutex mutex_;
@@ -209,6 +216,11 @@ ExitWatcher &exitWatcher() {
   static ExitWatcher *instance = new ExitWatcher(); // never destroyed: see stop()
   return *instance;
 }
+
+// The watcher's thread runs this library's code: it ends before the library is
+// unloaded (SBDebugger::Terminate, as at Python's exit, unloads plugins without
+// destroying the debuggers first) or the process exits.
+__attribute__((destructor)) void stopExitWatcherAtUnload() { exitWatcher().stop(); }
 
 bool parseOptions(char **args, Options &options, std::string &error) {
   for (size_t i = 0; args && args[i]; ++i) {

@@ -72,7 +72,12 @@ void TargetSync::forgetSources() {
 
 void TargetSync::reset() {
   forgetSources();
-  modules_.reset();
+  resetKeepingModules();
+}
+
+std::unique_ptr<WindowModules> TargetSync::resetKeepingModules() {
+  std::unique_ptr<WindowModules> modules = std::move(modules_);
+  forgetSources(); // with no modules: LLDB is not called
   readerOrigin_.clear();
   dumpOrigin_.clear();
   stdio_.forget();
@@ -84,6 +89,7 @@ void TargetSync::reset() {
   process_.reset();
   sourceRoot_.clear();
   earlierProgram_.reset();
+  return modules;
 }
 
 llvm::Error TargetSync::beginProcess(const ProcessIdentity &identity) {

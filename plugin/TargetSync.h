@@ -73,6 +73,10 @@ public:
   llvm::Expected<ExportReport> exportTo(const std::string &directory);
   // Removes the modules and forgets everything (relaunch, exit, --clear).
   void reset();
+  // reset(), except that the modules are handed back for the caller to remove
+  // from the target, with no lock of the plugin held (see Plugin.cpp's
+  // ExitWatcher); nothing of LLDB is called.
+  std::unique_ptr<WindowModules> resetKeepingModules();
 
   bool matches(const lldb::SBTarget &target) const { return target_ == target; }
   lldb::SBTarget &target() { return target_; }

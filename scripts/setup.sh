@@ -1,8 +1,18 @@
 #!/usr/bin/env bash
 # Installs what jitsym needs on Debian 12 (only what is missing), then configures
 # and builds into ${JITSYM_BUILD:-build}. Safe to run again; no questions asked.
+# --sanitized: also builds ${JITSYM_BUILD:-build}-asan, the same code built by
+# clang 14 with AddressSanitizer and UndefinedBehaviorSanitizer, whose unit
+# tests and lit suite the first tree's ctest then runs too (asan-*).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+sanitized=0
+for arg in "$@"; do
+  case "$arg" in
+    --sanitized) sanitized=1 ;;
+    *) echo "usage: scripts/setup.sh [--sanitized]" >&2; exit 2 ;;
+  esac
+done
 
 packages=(cmake g++ clang-14 libclang-rt-14-dev googletest libgtest-dev libbenchmark-dev
           lldb-22 liblldb-22-dev python3-lldb-22 llvm-22-dev llvm-22-tools
@@ -20,6 +30,19 @@ if ((${#missing[@]})); then
 fi
 
 build="${JITSYM_BUILD:-build}"
-cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+asan_build="${build}-asan"
+sanitized_tree=()
+((sanitized)) && sanitized_tree=(-DJITSYM_SANITIZED_BUILD="$(realpath -m "$asan_build")")
+cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo "${sanitized_tree[@]}" >/dev/null
 cmake --build "$build" -j"$(nproc)"
 echo "setup: built $build/bin/jitsym and $build/lib/libjitsym-lldb.so"
+
+if ((sanitized)); then
+  # Findings abort (-fno-sanitize-recover=all). No benchmarks, and no second
+  # copy of the fuzz targets: the first tree's are sanitized already.
+  cmake -S . -B "$asan_build" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    -DCMAKE_C_COMPILER=clang-14 -DCMAKE_CXX_COMPILER=clang++-14 -DJITSYM_SANITIZE=ON \
+    -DJITSYM_BUILD_BENCHMARKS=OFF -DJITSYM_BUILD_FUZZERS=OFF >/dev/null
+  cmake --build "$asan_build" -j"$(nproc)"
+  echo "setup: built $asan_build with AddressSanitizer and UndefinedBehaviorSanitizer"
+fi

@@ -2,12 +2,28 @@
 import os
 import shutil
 import subprocess
+import sys
 
 import lit.formats
 import lit.util
 
 config.name = "jitsym"
 config.test_format = lit.formats.ShTest(execute_external=False)
+host = ""  # what runs a program that loads our sanitized libraries
+if config.sanitizer_preload:
+    # Built with JITSYM_SANITIZE=ON. The format lives in a module, so that
+    # lit's worker processes can load it.
+    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "scripts"))
+    import sanitized_format
+    config.test_format = sanitized_format.SanitizedShTest(execute_external=False)
+    config.available_features.add("asan")
+    host = "/bin/sh " + os.path.join(os.path.dirname(__file__), "scripts", "sanitized-host.sh")
+    config.environment["JITSYM_SANITIZER_PRELOAD"] = config.sanitizer_preload
+    config.environment["JITSYM_SANITIZER_HOST_OPTIONS"] = sanitized_format.HOST
+    config.environment["JITSYM_SANITIZER_JVM_OPTIONS"] = sanitized_format.JVM
+    # For the test scripts that start such a program themselves (jvm.py,
+    # dap_session.py): the command to put before it.
+    config.environment["JITSYM_SANITIZED_HOST"] = host
 config.suffixes = [".test"]
 config.excludes = ["Inputs", "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py"]
 config.test_source_root = os.path.dirname(__file__)
@@ -35,8 +51,21 @@ config.substitutions.append(("%writerjit", os.path.join(config.jitsym_build_dir,
 config.substitutions.append(("%stressjit", os.path.join(config.jitsym_build_dir, "test", "stressjit")))
 config.substitutions.append(("%tinyjit", os.path.join(config.jitsym_build_dir, "bin", "tinyjit")))
 config.substitutions.append(("%lldb_dap", os.path.join(os.path.dirname(config.lldb), "lldb-dap")))
-config.substitutions.append(("%lldb", config.lldb + " --no-lldbinit -b"))
-config.substitutions.append(("%python", "/usr/bin/python3"))
+# Programs that load the plugin or the JVMTI agent: in a sanitized build they
+# get the sanitizer runtime first (test/scripts/sanitized-host.sh). A JVM that
+# LLDB launches gets it through %lldb_java_env. %java comes after
+# %java_examples, and %lldb_java_env before %lldb, as each begins the other.
+prefix = host + " " if host else ""
+lldb_java_env = ""
+if host:
+    import sanitized_format
+    lldb_java_env = '-o "env LD_PRELOAD=%s ASAN_OPTIONS=%s:log_path=%s:%s:%s"' % (
+        config.sanitizer_preload, sanitized_format.ASAN, sanitized_format.log_path("%t"),
+        sanitized_format.HOST, sanitized_format.JVM)
+config.substitutions.append(("%lldb_java_env", lldb_java_env))
+config.substitutions.append(("%lldb", prefix + config.lldb + " --no-lldbinit -b"))
+config.substitutions.append(("%python", prefix + "/usr/bin/python3"))
+config.substitutions.append(("%java", prefix + "java"))
 config.substitutions.append(("%inputs", os.path.join(config.test_source_root, "Inputs")))
 config.substitutions.append(("%scripts", os.path.join(config.jitsym_source_dir, "test", "scripts")))
 config.substitutions.append(("%builddir", config.jitsym_build_dir))

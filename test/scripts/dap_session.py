@@ -7,7 +7,9 @@ positions at each stop, and the progress events lldb-dap sent.
 usage: dap_session.py LLDB_DAP PLUGIN BREAKPOINT STOPS PROGRAM [ARG...]
 """
 import json
+import os
 import select
+import shlex
 import subprocess
 import sys
 import time
@@ -88,7 +90,9 @@ def main(argv):
     if len(argv) < 5:
         sys.exit(__doc__)
     dap, plugin, breakpoint, stops, program, args = argv[0], argv[1], argv[2], int(argv[3]), argv[4], argv[5:]
-    adapter = Adapter([dap])
+    # In a sanitized build, lit names what starts a program that loads the
+    # plugin: lldb-dap gets the sanitizer runtime.
+    adapter = Adapter(shlex.split(os.environ.get("JITSYM_SANITIZED_HOST", "")) + [dap])
     adapter.request("initialize", {"clientID": "jitsym-test", "adapterID": "lldb-dap",
                                    "pathFormat": "path", "linesStartAt1": True,
                                    "columnsStartAt1": True, "supportsProgressReporting": True})

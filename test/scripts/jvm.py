@@ -7,6 +7,7 @@ does not exit, and the perf map jcmd may have written is removed.
         jvm.pid ...
 """
 import os
+import shlex
 import shutil
 import subprocess
 import sys
@@ -49,8 +50,11 @@ class Jvm:
             if os.path.exists(path):
                 os.remove(path)
         subprocess.run([tool("javac"), "-g", "-d", self.workdir, self.source], check=True)
-        command = ([tool("java")] + self.jvm_args + ["-cp", self.workdir, self.main_class,
-                   self.ready, self.stop] + self.program_args)
+        # In a sanitized build, lit names what starts a program that may load
+        # the agent (now or by jcmd): the JVM gets the sanitizer runtime.
+        host = shlex.split(os.environ.get("JITSYM_SANITIZED_HOST", ""))
+        command = (host + [tool("java")] + self.jvm_args + ["-cp", self.workdir,
+                   self.main_class, self.ready, self.stop] + self.program_args)
         self.process = subprocess.Popen(command, stdout=self.stdout, stderr=self.stderr)
         if not wait_for(lambda: os.path.exists(self.ready) or self.process.poll() is not None,
                         self.warm_seconds):

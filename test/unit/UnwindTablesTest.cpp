@@ -60,7 +60,7 @@ TEST(EhFrame, V8TableCoversItsCodeWhereverTheCodeLies) {
 }
 
 TEST(EhFrame, TheCodeOfAnEmptyRecordIsNone) {
-  JitUnwindingInfo empty{20, 20, 0, kV8Unwinding.substr(68)};
+  JitUnwindingInfo empty{20, 20, 0, std::string_view(kV8Unwinding).substr(68)};
   EXPECT_TRUE(ehFrameOf(empty).empty());
   JitUnwindingInfo v8{88, 20, 88, kV8Unwinding};
   EXPECT_EQ(ehFrameOf(v8), v8EhFrame());
