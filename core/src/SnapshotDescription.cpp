@@ -33,7 +33,9 @@ std::string describeSnapshot(const Snapshot &snapshot) {
   json["jitdump_descriptors"] = nlohmann::json::array();
   for (const DescriptorAt &d : snapshot.jitdumpDescriptors)
     json["jitdump_descriptors"].push_back({{"fd", d.fd}, {"offset", d.offset}});
-  return json.dump(1) + "\n";
+  // The strings are what /proc gave (a process's arguments, its paths), any
+  // bytes: those that are not UTF-8 are written as U+FFFD, which JSON can carry.
+  return json.dump(1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 
 llvm::Expected<Snapshot> parseSnapshotDescription(std::string_view text,

@@ -14,6 +14,7 @@
 namespace jitsym {
 
 // The JSON text of `snapshot`; the saved files are named by their base names.
+// Bytes of its strings that are not UTF-8 are written as U+FFFD.
 std::string describeSnapshot(const Snapshot &snapshot);
 
 // The snapshot `text` describes, its saved files as paths inside `directory`;
