@@ -49,7 +49,7 @@ fi
 max_len() {
   case "$1" in
   corefile) echo 16384 ;;
-  jitdump) echo 8192 ;;
+  jitdump|readers) echo 8192 ;;
   *) echo 4096 ;;
   esac
 }
