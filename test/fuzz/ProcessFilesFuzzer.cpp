@@ -46,18 +46,14 @@ bool spells(std::string_view word, uint64_t value) {
   return significant == digits;
 }
 
-// The whitespace-separated words of `text` (space and tab, as /proc uses).
+// The whitespace-separated words of `text` (space and tab, as /proc uses),
+// found another way than ProcessFiles finds them.
 std::vector<std::string_view> wordsOf(std::string_view text) {
   std::vector<std::string_view> out;
-  size_t i = 0;
-  while (i < text.size()) {
-    while (i < text.size() && (text[i] == ' ' || text[i] == '\t'))
-      ++i;
-    const size_t start = i;
-    while (i < text.size() && text[i] != ' ' && text[i] != '\t')
-      ++i;
-    if (i > start)
-      out.push_back(text.substr(start, i - start));
+  for (size_t start = text.find_first_not_of(" \t"); start != std::string_view::npos;) {
+    const size_t end = std::min(text.find_first_of(" \t", start), text.size());
+    out.push_back(text.substr(start, end - start));
+    start = text.find_first_not_of(" \t", end);
   }
   return out;
 }
