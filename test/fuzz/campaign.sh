@@ -6,7 +6,7 @@
 # keeps each grown corpus, log and reproducer under OUT. Exits 1 if any target
 # found something (a reproducer in OUT/NAME/artifacts).
 #
-#   test/fuzz/campaign.sh [-t SECONDS] [-b BUILD] [-o OUT] [--merge] [NAME...]
+#   test/fuzz/campaign.sh [-t SECONDS] [-b BUILD] [-o OUT] [--merge|--merge-only] [NAME...]
 #
 #   -t SECONDS  time per target (default 600)
 #   -b BUILD    build directory holding test/fuzz/jitsym-fuzz-NAME (default build)
@@ -14,19 +14,21 @@
 #   --merge     afterwards, merge each grown corpus into its stored corpus with
 #               -merge=1: the stored seeds stay, an input is added only when it
 #               brings coverage they lack (files named by their SHA-1)
+#   --merge-only  the same for the corpora an earlier run left in OUT, no fuzzing
 #   NAME...     targets to run (default: every jitsym-fuzz-* in BUILD)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 root=$PWD
 
-seconds=600 build=build out="" merge=0 names=()
+seconds=600 build=build out="" merge=0 run=1 names=()
 while (($#)); do
   case "$1" in
   -t) seconds=$2; shift 2 ;;
   -b) build=$2; shift 2 ;;
   -o) out=$2; shift 2 ;;
   --merge) merge=1; shift ;;
-  -h|--help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+  --merge-only) merge=1 run=0; shift ;;
+  -h|--help) sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
   -*) echo "campaign.sh: unknown option $1" >&2; exit 2 ;;
   *) names+=("$1"); shift ;;
   esac
@@ -58,9 +60,9 @@ count_files() { find "$1" -maxdepth 1 -type f | wc -l; }
 count_bytes() { find "$1" -maxdepth 1 -type f -printf '%s\n' | awk '{s += $1} END {print s + 0}'; }
 
 summary=$out/summary.tsv
-printf 'target\twall_s\tcpu_s\texecutions\tcov\tft\tseed_files\tseed_bytes\tcorpus_files\tcorpus_bytes\tfindings\n' >"$summary"
+((run)) && printf 'target\twall_s\tcpu_s\texecutions\tcov\tft\tseed_files\tseed_bytes\tcorpus_files\tcorpus_bytes\tfindings\n' >"$summary"
 found=0
-for name in "${names[@]}"; do
+((run)) && for name in "${names[@]}"; do
   binary=$root/$build/test/fuzz/jitsym-fuzz-$name
   seeds=$root/test/fuzz/corpus/$name
   dict=$root/test/fuzz/$name.dict
@@ -94,6 +96,7 @@ if ((merge)); then
     binary=$root/$build/test/fuzz/jitsym-fuzz-$name
     seeds=$root/test/fuzz/corpus/$name
     merged=$out/$name/merged
+    [ -d "$out/$name/corpus" ] || { echo "campaign.sh: no corpus in $out/$name" >&2; exit 2; }
     rm -rf "$merged"
     mkdir -p "$merged"
     cp "$seeds"/* "$merged/"
@@ -105,5 +108,5 @@ if ((merge)); then
   done
 fi
 
-column -t -s $'\t' "$summary"
+[ -f "$summary" ] && column -t -s $'\t' "$summary"
 exit $found
