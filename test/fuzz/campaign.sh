@@ -82,6 +82,8 @@ found=0
   wall=$(($(date +%s) - start))
   cpu=$(awk '/^cpu_seconds/ {printf "%.0f", $2 + $3}' "$work/log")
   executions=$(awk '/stat::number_of_executed_units/ {print $2}' "$work/log")
+  # A log cut short (a full disk, a killed fuzzer) still has the last "#N DONE".
+  [ -n "$executions" ] || executions=$(sed -n 's/^#\([0-9]*\)[[:space:]]*DONE.*/\1/p' "$work/log" | tail -1)
   cov=$(grep -Eo 'cov: [0-9]+ ft: [0-9]+' "$work/log" | tail -1 || true)
   findings=$(count_files "$work/artifacts")
   ((findings == 0)) || found=1
