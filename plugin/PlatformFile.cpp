@@ -1,13 +1,12 @@
 #include "PlatformFile.h"
 
-#include <charconv>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <utility>
 #include <unistd.h>
 
+#include "PlatformAnswers.h"
 #include "jitsym/AppendedFile.h"
-#include "llvm/Support/Base64.h"
 
 namespace jitsym::plugin {
 namespace {
@@ -18,18 +17,6 @@ constexpr int kMaxNulsForFileApi = 16;
 
 llvm::Error failure(const std::string &what) {
   return llvm::createStringError(std::errc::io_error, "%s", what.c_str());
-}
-
-std::optional<uint64_t> numberAfter(std::string_view text, std::string_view label) {
-  const size_t at = text.find(label);
-  if (at == std::string_view::npos)
-    return std::nullopt;
-  const char *begin = text.data() + at + label.size();
-  uint64_t value = 0;
-  auto [end, ec] = std::from_chars(begin, text.data() + text.size(), value);
-  if (ec != std::errc() || end == begin)
-    return std::nullopt;
-  return value;
 }
 
 // LLDB's command line takes a double-quoted argument with \ escapes; a path with
@@ -110,18 +97,10 @@ public:
                        std::to_string(count) + " " + std::to_string(fd_));
     if (!out)
       return out.takeError();
-    std::optional<uint64_t> n = numberAfter(*out, "Return = ");
-    constexpr std::string_view kData = "Data = \"";
-    const size_t data = out->find(kData);
-    const size_t end = out->rfind("\"\n");
-    if (!n || data == std::string::npos || end == std::string::npos ||
-        end < data + kData.size())
+    std::optional<std::string> text = fileReadData(*out, returned);
+    if (!text)
       return failure("unexpected answer: " + *out);
-    returned = *n;
-    std::string text = out->substr(data + kData.size(), end - data - kData.size());
-    if (text.size() > returned)
-      return failure("unexpected answer: " + *out);
-    return text;
+    return *text;
   }
 
 private:
@@ -231,19 +210,15 @@ llvm::Expected<std::string> PlatformFile::readWithShell(uint64_t offset, uint64_
   if (error.Fail())
     return failure("'" + line + "' failed: " + (error.GetCString() ? error.GetCString() : ""));
   std::string text = shell.GetOutput() ? shell.GetOutput() : "";
-  std::string encoded;
-  encoded.reserve(text.size());
-  for (char c : text)
-    if (c != '\n' && c != '\r')
-      encoded += c;
-  std::vector<char> decoded;
-  if (shell.GetStatus() != 0 || llvm::decodeBase64(encoded, decoded))
+  std::optional<std::string> decoded =
+      shell.GetStatus() == 0 ? decodeBase64Lines(text) : std::nullopt;
+  if (!decoded)
     return failure("'" + line + "' failed (exit status " + std::to_string(shell.GetStatus()) +
                    "): " + text.substr(0, text.find('\n')));
-  if (decoded.size() != count)
-    return failure("'" + line + "' gave " + std::to_string(decoded.size()) + " bytes, not " +
+  if (decoded->size() != count)
+    return failure("'" + line + "' gave " + std::to_string(decoded->size()) + " bytes, not " +
                    std::to_string(count));
-  return std::string(decoded.begin(), decoded.end());
+  return *decoded;
 }
 
 llvm::Expected<std::string> PlatformFile::readFromDownload(uint64_t offset, uint64_t count) {

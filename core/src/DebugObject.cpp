@@ -53,6 +53,13 @@ DWARFYAML::FormValue number(uint64_t value) {
   v.Value = yaml::Hex64(value);
   return v;
 }
+// DWARF strings end at a NUL, so a name is written up to its first one: a perf
+// map line may hold NULs in its name, and written whole, the rest of the name
+// would be read as the next attribute and every DIE after it misread.
+StringRef dwarfString(std::string_view text) {
+  return StringRef(text.data(), std::min(text.find('\0'), text.size()));
+}
+
 DWARFYAML::FormValue text(StringRef value) {
   DWARFYAML::FormValue v;
   v.CStr = value;
@@ -149,8 +156,8 @@ Expected<std::string> buildDebugObject(const AddressRange &textRange, const Uuid
   unit.AbbrOffset = yaml::Hex64(0);
   DWARFYAML::Entry cu;
   cu.AbbrCode = yaml::Hex32(kUnit);
-  cu.Values = {text("jitsym"), text(StringRef(unitName.data(), unitName.size())), text("/"),
-               number(0), number(textRange.start), number(textRange.end - textRange.start)};
+  cu.Values = {text("jitsym"), text(dwarfString(unitName)), text("/"), number(0),
+               number(textRange.start), number(textRange.end - textRange.start)};
   unit.Entries.push_back(std::move(cu));
 
   DWARFYAML::LineTable table{};
@@ -170,8 +177,7 @@ Expected<std::string> buildDebugObject(const AddressRange &textRange, const Uuid
   for (const DebugFunction &f : functions) {
     DWARFYAML::Entry sub;
     sub.AbbrCode = yaml::Hex32(kFunction);
-    sub.Values = {text(StringRef(f.name.data(), f.name.size())), number(f.start),
-                  number(f.end - f.start)};
+    sub.Values = {text(dwarfString(f.name)), number(f.start), number(f.end - f.start)};
     unit.Entries.push_back(std::move(sub));
 
     if (const std::vector<CallFrameInfo> *own = unwind.frames(f.start))
@@ -190,7 +196,10 @@ Expected<std::string> buildDebugObject(const AddressRange &textRange, const Uuid
       // Of several rows at one address, the last is the one a lookup finds.
       if (i + 1 < entries->size() && (*entries)[i + 1].address == e.address)
         continue;
-      if (e.line == 0 || (plausible && !plausible(lines.file(e.file), e.line))) {
+      // An empty name would end the line table's list of files: such a file
+      // has no name to show anyway.
+      if (e.line == 0 || dwarfString(lines.file(e.file)).empty() ||
+          (plausible && !plausible(lines.file(e.file), e.line))) {
         // No row covers these addresses: they show no line, not a wrong one.
         if (open)
           program.endSequence(e.address);
@@ -202,8 +211,7 @@ Expected<std::string> buildDebugObject(const AddressRange &textRange, const Uuid
       open = true;
       auto [it, added] = fileNumbers.try_emplace(e.file, uint32_t(fileNumbers.size() + 1));
       if (added) {
-        std::string_view name = lines.file(e.file);
-        table.Files.push_back({StringRef(name.data(), name.size()), 0, 0, 0});
+        table.Files.push_back({dwarfString(lines.file(e.file)), 0, 0, 0});
       }
       program.row(e.address, it->second, e.line, e.column);
     }

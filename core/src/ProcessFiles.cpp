@@ -10,10 +10,12 @@
 namespace jitsym {
 namespace {
 
+// A number that is the whole of `text`: "42abc" is not 42 (a file named
+// jit-42abc.dump is not process 42's jitdump).
 std::optional<uint64_t> toNumber(std::string_view text) {
   uint64_t value = 0;
   auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (ec != std::errc() || ptr == text.data())
+  if (ec != std::errc() || ptr == text.data() || ptr != text.data() + text.size())
     return std::nullopt;
   return value;
 }

@@ -12,8 +12,8 @@
 #include "jitsym/MemoryMap.h"
 #include "jitsym/PrivateDir.h"
 #include "jitsym/ProcessFiles.h"
+#include "jitsym/SnapshotDescription.h"
 #include "llvm/Support/FileSystem.h"
-#include <nlohmann/json.hpp>
 
 namespace jitsym {
 namespace {
@@ -101,25 +101,8 @@ llvm::Expected<Snapshot> takeSnapshot(uint64_t pid, const std::string &directory
       return err;
   }
 
-  nlohmann::ordered_json json;
-  json["pid"] = snapshot.pid;
-  json["namespaced_pid"] = snapshot.namespacedPid;
-  json["start_time_ticks"] = snapshot.startTime;
-  if (snapshot.uid)
-    json["uid"] = *snapshot.uid;
-  json["executable"] = snapshot.executable;
-  json["command_line"] = snapshot.commandLine;
-  json["boot_id"] = snapshot.bootId;
-  json["taken_at"] = snapshot.takenAt;
-  json["maps"] = baseName(snapshot.maps);
-  json["perf_map"] = snapshot.perfMap.empty() ? "" : baseName(snapshot.perfMap);
-  json["perf_map_source"] = snapshot.perfMapSource;
-  json["jitdump"] = snapshot.jitdump.empty() ? "" : baseName(snapshot.jitdump);
-  json["jitdump_source"] = snapshot.jitdumpSource;
-  json["jitdump_descriptors"] = nlohmann::json::array();
-  for (const DescriptorAt &d : snapshot.jitdumpDescriptors)
-    json["jitdump_descriptors"].push_back({{"fd", d.fd}, {"offset", d.offset}});
-  if (llvm::Error err = writeFileAtomically(directory + "/process.json", json.dump(1) + "\n"))
+  if (llvm::Error err =
+          writeFileAtomically(directory + "/process.json", describeSnapshot(snapshot)))
     return err;
   return snapshot;
 }
@@ -130,48 +113,7 @@ llvm::Expected<Snapshot> readSnapshot(const std::string &directory) {
   if (!text)
     return failure(directory + ": not a jitsym snapshot (no readable process.json; "
                                "'jitsym snapshot PID DIR' writes one)");
-  nlohmann::json json = nlohmann::json::parse(*text, nullptr, /*allow_exceptions=*/false);
-  if (!json.is_object() || !json.contains("pid") || !json["pid"].is_number_unsigned())
-    return failure(path + ": not a snapshot description (a JSON object with \"pid\")");
-  Snapshot snapshot;
-  snapshot.directory = directory;
-  auto number = [&](const char *key) -> uint64_t {
-    return json.contains(key) && json[key].is_number_unsigned() ? json[key].get<uint64_t>() : 0;
-  };
-  auto stringAt = [&](const char *key) -> std::string {
-    return json.contains(key) && json[key].is_string() ? json[key].get<std::string>() : "";
-  };
-  snapshot.pid = number("pid");
-  snapshot.namespacedPid = number("namespaced_pid");
-  snapshot.startTime = number("start_time_ticks");
-  if (json.contains("uid") && json["uid"].is_number_unsigned())
-    snapshot.uid = json["uid"].get<uint32_t>();
-  snapshot.executable = stringAt("executable");
-  snapshot.commandLine = stringAt("command_line");
-  snapshot.bootId = stringAt("boot_id");
-  snapshot.takenAt = json.contains("taken_at") && json["taken_at"].is_number_integer()
-                         ? json["taken_at"].get<int64_t>()
-                         : 0;
-  snapshot.perfMapSource = stringAt("perf_map_source");
-  snapshot.jitdumpSource = stringAt("jitdump_source");
-  // Saved files are named relative to the directory, and must stay in it.
-  for (auto [key, out] : {std::pair{"maps", &snapshot.maps},
-                          std::pair{"perf_map", &snapshot.perfMap},
-                          std::pair{"jitdump", &snapshot.jitdump}}) {
-    const std::string name = stringAt(key);
-    if (name.empty())
-      continue;
-    if (name.find('/') != std::string::npos || name == "." || name == "..")
-      return failure(path + ": \"" + key + "\" must name a file in the snapshot, not '" +
-                     name + "'");
-    *out = directory + "/" + name;
-  }
-  if (json.contains("jitdump_descriptors") && json["jitdump_descriptors"].is_array())
-    for (const auto &d : json["jitdump_descriptors"])
-      if (d.is_object() && d.contains("fd") && d["fd"].is_number_integer() &&
-          d.contains("offset") && d["offset"].is_number_unsigned())
-        snapshot.jitdumpDescriptors.push_back({d["fd"].get<int>(), d["offset"].get<uint64_t>()});
-  return snapshot;
+  return parseSnapshotDescription(*text, directory, path);
 }
 
 } // namespace jitsym

@@ -9,6 +9,7 @@
 #include "llvm/DebugInfo/DWARF/DWARFContext.h"
 #include "llvm/Object/ObjectFile.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/raw_ostream.h"
 
 using namespace jitsym;
 
@@ -133,4 +134,38 @@ TEST(SourceFiles, LinesPastTheEndCannotExist) {
   EXPECT_FALSE(files.lineCanExist(self, 1000000));
   EXPECT_TRUE(files.lineCanExist("node:internal/util", 1000000)) << "not a local path";
   EXPECT_TRUE(files.lineCanExist("/no/such/file.js", 1000000)) << "unreadable: trusted";
+}
+
+// Found by the debugobject fuzz target: a name with a NUL in it (a perf map
+// line may hold one) was written whole, and LLVM read the rest of it as the
+// next attribute, misreading every DIE after it.
+TEST(DebugObject, NamesWithNulsEndThere) {
+  LineTables lines;
+  const uint64_t f = kStart + 0x100, g = kStart + 0x200;
+  lines.set(f, {{f, 3, 1, std::string_view("/app/a.js\0tail", 14)}});
+  const std::string withNul("JS:*f\0garbage", 13);
+  auto parsed = build({{f, f + 0x40, withNul}, {g, g + 0x40, "JS:*g"}}, lines);
+  ASSERT_TRUE(parsed);
+  EXPECT_EQ(lineAt(*parsed, f + 4).FunctionName, "JS:*f");
+  EXPECT_EQ(lineAt(*parsed, f + 4).FileName, "/app/a.js");
+  EXPECT_EQ(lineAt(*parsed, g + 4).FunctionName, "JS:*g");
+  std::string report;
+  llvm::raw_string_ostream out(report);
+  EXPECT_TRUE(parsed->dwarf->verify(out)) << report;
+}
+
+// An empty file name (a jitdump's CODE_DEBUG_INFO may give one) would end the
+// line table's list of files: its lines show no line, and the others stay.
+TEST(DebugObject, EmptyFileNameShowsNoLine) {
+  LineTables lines;
+  const uint64_t f = kStart + 0x100;
+  lines.set(f, {{f, 3, 1, ""}, {f + 0x10, 4, 1, "/app/b.js"}});
+  auto parsed = build({{f, f + 0x40, "JS:*f"}}, lines);
+  ASSERT_TRUE(parsed);
+  EXPECT_EQ(lineAt(*parsed, f + 4).Line, 0u);
+  EXPECT_EQ(lineAt(*parsed, f + 0x14).Line, 4u);
+  EXPECT_EQ(lineAt(*parsed, f + 0x14).FileName, "/app/b.js");
+  std::string report;
+  llvm::raw_string_ostream out(report);
+  EXPECT_TRUE(parsed->dwarf->verify(out)) << report;
 }

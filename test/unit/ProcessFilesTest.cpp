@@ -97,6 +97,22 @@ TEST(ProcessFiles, ParseRealUid) {
   EXPECT_EQ(parseRealUid("Uid:\n"), std::nullopt);
 }
 
+// Found by the procfiles fuzz target: a number was read from the digits that
+// start a field, whatever followed them.
+TEST(ProcessFiles, NumbersAreWholeFields) {
+  EXPECT_EQ(parseRealUid("Uid:\t1000x\t0\n"), std::nullopt);
+  EXPECT_EQ(parseNamespacedPid("NStgid:\t4242\t17abc\n"), std::nullopt);
+  EXPECT_EQ(parseBootTime("btime 1700000000s\n"), std::nullopt);
+  std::string bad = statLine(1, "x", 31337);
+  bad.replace(bad.find(" 31337 "), 7, " 31337z ");
+  EXPECT_EQ(parseStartTime(bad), std::nullopt);
+  // A stat text whose fields after ')' run into other lines (as /proc/PID/status).
+  EXPECT_EQ(parseStartTime("1 (x) S 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 "
+                           "7024\nRssFile: 0\n"),
+            std::nullopt);
+  EXPECT_EQ(parseFdInfo("pos:\t12x\nflags:\t02001\n"), std::nullopt);
+}
+
 TEST(ProcessFiles, ReadersOverFakeProc) {
   TempDir proc;
   writeFile(proc.path() + "/4242/stat", statLine(4242, "node", 31337));
@@ -267,6 +283,7 @@ TEST(ProcessFiles, JitdumpIsTheExecutableMappingNamedAfterThePid) {
       mapping("/tmp/jit-12.dump", false),     // not executable: not announced
       mapping("/tmp/jit-99.dump", true),      // another process's name
       mapping("/tmp/jit-.dump", true),        // no PID
+      mapping("/tmp/jit-4242x.dump", true),   // not a PID (found by fuzzing)
       mapping("/work/jit-4242.dump", true),
   };
   EXPECT_EQ(jitdumpInMemoryMap(map, 4242, 4242), "/work/jit-4242.dump");

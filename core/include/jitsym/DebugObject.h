@@ -43,8 +43,9 @@ std::vector<DebugFunction> debugFunctionsIn(const SymbolTable &table, const Addr
                                             bool &anyDebugInfo);
 
 // `functions` in any order; their lines come from `lines` (entries outside the
-// function are dropped) and their unwind tables from `unwind`. The name of the
-// compile unit is `unitName`.
+// function are dropped, and so are those of a file without a name) and their
+// unwind tables from `unwind`. The name of the compile unit is `unitName`.
+// Names are written up to their first NUL, where DWARF strings end.
 llvm::Expected<std::string> buildDebugObject(const AddressRange &text, const UuidBytes &buildId,
                                              std::string_view unitName,
                                              const std::vector<DebugFunction> &functions,
