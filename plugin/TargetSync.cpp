@@ -270,9 +270,11 @@ llvm::Error TargetSync::publish(lldb::SBDebugger &debugger,
   };
   // Stopped early, nothing is lost: this window and the later ones are
   // rebuilt whole by the next sync.
-  auto leaveFrom = [&](uint64_t index) {
+  auto keepForNextSync = [&](uint64_t index) {
     for (auto left = work.find(index); left != work.end(); ++left)
       unpublishedWindows_.insert(left->first);
+  };
+  auto noteInterrupted = [&] {
     report.interrupted = true;
     report.note = "interrupted while giving LLDB the symbols; " + std::to_string(published) +
                   " of " + std::to_string(report.added) +
@@ -280,17 +282,17 @@ llvm::Error TargetSync::publish(lldb::SBDebugger &debugger,
   };
   for (auto &[index, item] : work) {
     if (stop()) {
-      leaveFrom(index);
+      keepForNextSync(index);
+      noteInterrupted();
       break;
     }
     progress.update(step, published, report.added, "symbols");
     if (llvm::Error err = publishWindow(index, item)) {
-      leaveFrom(index);
-      if (!stop()) { // LLDB refused it; the next sync tries again
-        report.interrupted = false;
-        return err;
-      }
+      keepForNextSync(index);
+      if (!stop())
+        return err; // LLDB refused it; the next sync tries again
       llvm::consumeError(std::move(err)); // LLDB stopped loading it: Ctrl-C
+      noteInterrupted();
       break;
     }
     published += item.added.size();
@@ -637,12 +639,6 @@ llvm::Expected<SyncReport> TargetSync::syncWith(lldb::SBDebugger &debugger,
     return report;
   }
   const uint64_t pid = process.GetProcessID();
-  ProcessIdentity identity{pid, 0};
-  if (readsProc())
-    if (auto local = readProcessIdentity(pid))
-      identity = *local;
-  // Killed while LLDB held it stopped: LLDB still shows it stopped, but
-  // nothing of it is left to read.
   const bool local = readsProc();
   auto ended = [&] {
     reset();
@@ -651,8 +647,15 @@ llvm::Expected<SyncReport> TargetSync::syncWith(lldb::SBDebugger &debugger,
                   " has ended (killed while stopped?); its JIT modules were removed";
     return report;
   };
-  if (local && processHasEnded(identity))
-    return ended();
+  // Killed while LLDB held it stopped: LLDB still shows it stopped, but
+  // nothing of it is left to read.
+  ProcessIdentity identity{pid, 0};
+  if (local) {
+    std::optional<ProcessIdentity> live = readLiveProcessIdentity(pid);
+    if (!live)
+      return ended();
+    identity = *live;
+  }
   if (local && process_ && *process_ == identity && process.GetStopID() != execStopId_ &&
       process.GetSelectedThread().GetStopReason() == lldb::eStopReasonExec) {
     // An exec keeps the PID and start time; what the old program announced

@@ -167,13 +167,20 @@ std::optional<ProcessIdentity> readProcessIdentity(uint64_t pid, const std::stri
   return ProcessIdentity{pid, *start};
 }
 
-bool processHasEnded(const ProcessIdentity &identity, const std::string &procRoot) {
-  auto stat = readFile(procRoot + "/" + std::to_string(identity.pid) + "/stat");
+std::optional<ProcessIdentity> readLiveProcessIdentity(uint64_t pid, const std::string &procRoot) {
+  auto stat = readFile(procRoot + "/" + std::to_string(pid) + "/stat");
   if (!stat)
-    return true;
+    return std::nullopt;
   std::optional<char> state = parseProcessState(*stat);
   std::optional<uint64_t> start = parseStartTime(*stat);
-  return !state || *state == 'Z' || *state == 'X' || !start || *start != identity.startTime;
+  if (!state || *state == 'Z' || *state == 'X' || !start)
+    return std::nullopt;
+  return ProcessIdentity{pid, *start};
+}
+
+bool processHasEnded(const ProcessIdentity &identity, const std::string &procRoot) {
+  std::optional<ProcessIdentity> live = readLiveProcessIdentity(identity.pid, procRoot);
+  return !live || *live != identity;
 }
 
 std::optional<uid_t> readProcessUid(uint64_t pid, const std::string &procRoot) {

@@ -42,6 +42,10 @@ std::optional<DescriptorPosition> parseFdInfo(std::string_view fdinfo);
 std::optional<ProcessIdentity> readProcessIdentity(uint64_t pid, const std::string &procRoot = "/proc");
 // Field 3 of /proc/PID/stat: R, S, T (stopped, as under a debugger), t, Z...
 std::optional<char> parseProcessState(std::string_view procStat);
+// The identity of a process that is still running (or stopped): none when it
+// is no longer in /proc or is a zombie.
+std::optional<ProcessIdentity> readLiveProcessIdentity(uint64_t pid,
+                                                       const std::string &procRoot = "/proc");
 // Whether the process is gone: no longer in /proc, a zombie (killed while a
 // debugger held it stopped: the debugger still shows it stopped), or its PID
 // now names another process.
