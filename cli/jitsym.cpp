@@ -10,6 +10,7 @@
 #include "jitsym/PrivateDir.h"
 #include "jitsym/ProcessFiles.h"
 #include "jitsym/RegionExport.h"
+#include "jitsym/RegionPlanner.h"
 #include "jitsym/Snapshot.h"
 #include "jitsym/SymbolFileWriter.h"
 #include "jitsym/SymbolSource.h"
@@ -108,37 +109,6 @@ static bool checkTriple(const std::string &triple) {
   return false;
 }
 
-// Offline there is no memory map: sections are clusters of nearby symbols,
-// page-aligned, so that LLDB resolves every symbol and nothing far from them.
-static std::vector<SectionSpec> clusterSections(const SymbolTable &table) {
-  constexpr uint64_t kPage = 4096, kMaxGap = 64 * 1024;
-  std::vector<SectionSpec> sections;
-  uint64_t start = 0, end = 0;
-  bool open = false;
-  auto close = [&] {
-    SectionSpec s;
-    s.name = ".jit" + std::to_string(sections.size());
-    s.address = start & ~(kPage - 1);
-    uint64_t alignedEnd = (end + kPage - 1) & ~(kPage - 1);
-    s.size = (alignedEnd > s.address ? alignedEnd : end) - s.address;
-    sections.push_back(s);
-  };
-  table.forEach([&](const Symbol &symbol) {
-    if (open && symbol.address <= end + kMaxGap) {
-      end = std::max(end, symbol.end());
-      return;
-    }
-    if (open)
-      close();
-    start = symbol.address;
-    end = symbol.end();
-    open = true;
-  });
-  if (open)
-    close();
-  return sections;
-}
-
 static int runConvert() {
   if (!checkTriple(ConvertTriple))
     return 1;
@@ -154,20 +124,19 @@ static int runConvert() {
     llvm::errs() << "error: " << ConvertInput << ": no symbols found\n";
     return 1;
   }
+  // Offline there is no memory map: the planner gives each window's symbols a
+  // section over the pages they span, as for an export.
+  RegionPlanner planner(loaded.table, JitAddressSpace::unrestricted());
+  const std::vector<PlannedRegion> regions = planner.plan();
   SymbolFileSpec spec;
   spec.triple = defaultTriple(loaded, ConvertTriple);
   std::vector<const Symbol *> symbols;
-  uint64_t digest = 1469598103934665603ull; // FNV-1a over addresses and names
-  loaded.table.forEach([&](const Symbol &s) {
-    symbols.push_back(&s);
-    for (char c : loaded.table.name(s))
-      digest = (digest ^ static_cast<unsigned char>(c)) * 1099511628211ull;
-    digest = (digest ^ s.address) * 1099511628211ull;
-  });
+  for (const PlannedRegion &region : regions)
+    symbols.insert(symbols.end(), region.symbols.begin(), region.symbols.end());
   spec.uuid = ConvertUuid.empty()
-                  ? uuidToString(uuidFromName("jitsym-convert:" + std::to_string(digest)))
+                  ? uuidToString(planUuid(loaded.table, regions, "jitsym-convert"))
                   : std::string(ConvertUuid);
-  spec.sections = clusterSections(loaded.table);
+  spec.sections = sectionsOf(regions);
   std::string json = renderSymbolFile(spec, loaded.table, symbols);
   if (ConvertOutput == "-") {
     llvm::outs() << json;

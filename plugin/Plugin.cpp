@@ -12,6 +12,7 @@
 
 #include "JvmSignals.h"
 #include "TargetSync.h"
+#include "jitsym/LldbCommand.h"
 #include "jitsym/PrivateDir.h"
 #include "lldb/API/LLDB.h"
 
@@ -128,7 +129,7 @@ public:
   // Forgets what `target` had for `process` (gone: no stop hook runs at exit)
   // and hands back its modules, unless the target has moved on to another
   // process since. Calls nothing of LLDB.
-  std::unique_ptr<WindowModules> forgetExited(const lldb::SBTarget &target,
+  std::unique_ptr<RegionModules> forgetExited(const lldb::SBTarget &target,
                                               const ProcessIdentity &process) {
     for (auto &state : states_)
       if (state->matches(target) && state->hasModules() && state->process() == process)
@@ -197,7 +198,7 @@ private:
       lldb::StateType s = live.IsValid() ? live.GetState() : lldb::eStateInvalid;
       if (s != lldb::eStateExited && s != lldb::eStateDetached && s != lldb::eStateInvalid)
         continue;
-      std::unique_ptr<WindowModules> modules;
+      std::unique_ptr<RegionModules> modules;
       {
         std::lock_guard<std::mutex> registryLock(registryMutex());
         modules = registry().forgetExited(target, process);
@@ -503,7 +504,12 @@ public:
 void installStopHook(lldb::SBDebugger &debugger, lldb::SBTarget target) {
   lldb::SBCommandReturnObject result;
   lldb::SBExecutionContext context(target);
-  std::string command = std::string("target stop-hook add -o \"") + kStopHookCommand + "\"";
+  llvm::Expected<std::string> hook = lldbQuoted(kStopHookCommand);
+  if (!hook) {
+    llvm::consumeError(hook.takeError()); // a constant without a line break
+    return;
+  }
+  const std::string command = "target stop-hook add -o " + *hook;
   debugger.GetCommandInterpreter().HandleCommand(command.c_str(), context, result, false);
 }
 

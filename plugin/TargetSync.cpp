@@ -15,7 +15,6 @@
 #include "jitsym/PerfMapParser.h"
 #include "jitsym/PrivateDir.h"
 #include "jitsym/RegionExport.h"
-#include "jitsym/Regions.h"
 #include "jitsym/Snapshot.h"
 #include "jitsym/TableSink.h"
 
@@ -56,7 +55,7 @@ private:
 } // namespace
 
 void TargetSync::forgetSources() {
-  unpublishedWindows_.clear();
+  publisher_.forget();
   if (modules_)
     modules_->removeAll(target_);
   reader_.reset();
@@ -75,8 +74,8 @@ void TargetSync::reset() {
   resetKeepingModules();
 }
 
-std::unique_ptr<WindowModules> TargetSync::resetKeepingModules() {
-  std::unique_ptr<WindowModules> modules = std::move(modules_);
+std::unique_ptr<RegionModules> TargetSync::resetKeepingModules() {
+  std::unique_ptr<RegionModules> modules = std::move(modules_);
   forgetSources(); // with no modules: LLDB is not called
   readerOrigin_.clear();
   dumpOrigin_.clear();
@@ -110,7 +109,7 @@ llvm::Error TargetSync::beginProcess(const ProcessIdentity &identity) {
   // Files as this process can open them: through /proc/PID/root for a local
   // process (its mount namespace); remote files and a core's are taken on trust.
   sourceRoot_ = readsProc() ? "/proc/" + std::to_string(identity.pid) + "/root" : "";
-  modules_ = std::make_unique<WindowModules>(directory_, name);
+  modules_ = std::make_unique<RegionModules>(directory_, name);
   return llvm::Error::success();
 }
 
@@ -175,145 +174,6 @@ std::vector<Mapping> TargetSync::memoryMap(const lldb::SBProcess &constProcess) 
     mappings.push_back(std::move(m));
   }
   return mappings;
-}
-
-bool TargetSync::namedByOtherModule(uint64_t address) {
-  lldb::SBAddress resolved = target_.ResolveLoadAddress(address);
-  lldb::SBModule module = resolved.GetModule();
-  return module.IsValid() && !(modules_ && modules_->isWindowModule(address, module));
-}
-
-llvm::Error TargetSync::publish(lldb::SBDebugger &debugger,
-                                const std::vector<Mapping> &mappings, SymbolChanges &changes,
-                                SyncReport &report, SyncProgress &progress,
-                                const InterruptCheck &stop) {
-  JitAddressSpace space = mappings.empty() ? JitAddressSpace::unrestricted()
-                                           : JitAddressSpace::fromMemoryMap(mappings);
-
-  struct WindowWork {
-    bool rebuild = false;
-    AddressRange section;
-    std::vector<const Symbol *> added;
-  };
-  std::map<uint64_t, WindowWork> work;
-
-  // Windows an interrupted publish left: rebuilt with all they hold.
-  std::vector<const Symbol *> leftBehind;
-  for (uint64_t w : std::exchange(unpublishedWindows_, {}))
-    table_.forEachInRange(w << kWindowShift, (w + 1) << kWindowShift,
-                          [&](const Symbol &symbol) { leftBehind.push_back(&symbol); });
-
-  for (const RemovedRange &range : changes.removed) {
-    report.removed++;
-    for (uint64_t w = windowIndexOf(range.address); w <= windowIndexOf(range.end - 1); ++w)
-      if (modules_->find(w))
-        work[w].rebuild = true;
-  }
-  // Decides where a symbol lives; nothing when it must not become a JIT symbol
-  // (a file-backed module names that memory, or it is not mapped at all).
-  auto placement = [&](const Symbol &symbol) -> std::optional<AddressRange> {
-    std::optional<AddressRange> run = space.runContaining(symbol.address);
-    if (!run || namedByOtherModule(symbol.address))
-      return std::nullopt;
-    return windowSection(windowIndexOf(symbol.address), *run);
-  };
-  for (const Symbol *symbol : leftBehind)
-    if (std::optional<AddressRange> section = placement(*symbol)) {
-      WindowWork &item = work[windowIndexOf(symbol->address)];
-      item.section = *section;
-      item.rebuild = true;
-      item.added.push_back(symbol);
-      report.added++;
-    }
-  for (const Symbol *symbol : changes.added) {
-    std::optional<AddressRange> section = placement(*symbol);
-    if (!section) {
-      report.shadowed++;
-      continue;
-    }
-    report.added++;
-    uint64_t w = windowIndexOf(symbol->address);
-    WindowWork &item = work[w];
-    const WindowModule *existing = modules_->find(w);
-    item.section = *section;
-    if (!existing || existing->section != *section)
-      item.rebuild = true;
-    item.added.push_back(symbol);
-  }
-
-  // Loading the modules is what takes long on a first sync (LLDB parses each
-  // module's JSON symbol file).
-  const std::string step = "giving LLDB the JIT symbols of " + sourceNames();
-  uint64_t published = 0;
-  // Gives LLDB window `index`: a new module, or the new symbols appended.
-  auto publishWindow = [&](uint64_t index, const WindowWork &item) -> llvm::Error {
-    if (item.rebuild) {
-      // Everything live in the window goes into the new module.
-      AddressRange section = item.section;
-      if (section.end == 0) { // only removals: keep the section it had
-        section = modules_->find(index)->section;
-        if (auto run = space.runContaining(section.start))
-          section = windowSection(index, *run);
-      }
-      std::vector<const Symbol *> symbols;
-      table_.forEachInRange(section.start, section.end, [&](const Symbol &symbol) {
-        if (placement(symbol))
-          symbols.push_back(&symbol);
-      });
-      if (llvm::Error err = modules_->rebuild(debugger, target_, index, section, table_, symbols))
-        return err;
-    } else if (!item.added.empty()) {
-      if (llvm::Error err = modules_->append(debugger, target_, index, table_, item.added))
-        return err;
-    }
-    return publishDebugInfo(debugger, index);
-  };
-  // Stopped early, nothing is lost: this window and the later ones are
-  // rebuilt whole by the next sync.
-  auto keepForNextSync = [&](uint64_t index) {
-    for (auto left = work.find(index); left != work.end(); ++left)
-      unpublishedWindows_.insert(left->first);
-  };
-  auto noteInterrupted = [&] {
-    report.interrupted = true;
-    report.note = "interrupted while giving LLDB the symbols; " + std::to_string(published) +
-                  " of " + std::to_string(report.added) +
-                  " new symbols given, the rest at the next jit-sync";
-  };
-  for (auto &[index, item] : work) {
-    if (stop()) {
-      keepForNextSync(index);
-      noteInterrupted();
-      break;
-    }
-    progress.update(step, published, report.added, "symbols");
-    if (llvm::Error err = publishWindow(index, item)) {
-      keepForNextSync(index);
-      if (!stop())
-        return err; // LLDB refused it; the next sync tries again
-      llvm::consumeError(std::move(err)); // LLDB stopped loading it: Ctrl-C
-      noteInterrupted();
-      break;
-    }
-    published += item.added.size();
-  }
-  progress.update(step, published, report.added, "symbols");
-  return llvm::Error::success();
-}
-
-llvm::Error TargetSync::publishDebugInfo(lldb::SBDebugger &debugger, uint64_t index) {
-  const WindowModule *window = modules_->find(index);
-  if (!window || (lines_.functionCount() == 0 && unwind_.functionCount() == 0))
-    return llvm::Error::success();
-  bool anyDebugInfo = false;
-  std::vector<DebugFunction> functions =
-      debugFunctionsIn(table_, window->section, lines_, unwind_, anyDebugInfo);
-  if (!anyDebugInfo)
-    return llvm::Error::success();
-  return modules_->attachDebugInfo(debugger, target_, index, functions, lines_, unwind_,
-                                   [this](std::string_view file, uint32_t line) {
-                                     return lineCanExist(file, line);
-                                   });
 }
 
 bool TargetSync::lineCanExist(std::string_view file, uint32_t line) {
@@ -394,8 +254,7 @@ llvm::Expected<ExportReport> TargetSync::exportTo(const std::string &directory) 
   request.unwind = &unwind_;
   request.triple = target_.GetTriple() ? target_.GetTriple() : "x86_64-pc-linux-gnu";
   request.origin = sourceNames();
-  auto keep = [this](const Symbol &symbol) { return !namedByOtherModule(symbol.address); };
-  request.keep = keep;
+  request.claimed = claimedByOtherModules(target_, *modules_);
   auto plausible = [this](std::string_view file, uint32_t line) {
     return lineCanExist(file, line);
   };
@@ -754,9 +613,29 @@ llvm::Expected<SyncReport> TargetSync::syncWith(lldb::SBDebugger &debugger,
   }
 
   SymbolChanges changes = table_.takeChanges();
-  if (!changes.empty() || !unpublishedWindows_.empty())
-    if (llvm::Error err = publish(debugger, mappings(), changes, report, progress, stop))
-      return err;
+  if (!changes.empty() || publisher_.hasLeftovers()) {
+    auto plausible = [this](std::string_view file, uint32_t line) {
+      return lineCanExist(file, line);
+    };
+    const Publisher::Inputs inputs{table_, lines_, unwind_, mappings(), plausible, sourceNames()};
+    PublishReport published =
+        publisher_.publish(debugger, target_, *modules_, inputs, changes, progress, stop);
+    report.added = published.added;
+    report.removed = published.removed;
+    report.shadowed = published.shadowed;
+    if (publishOnlyFor)
+      holdDiagnostics(published.refusals); // said at the next stop the user sees
+    else
+      report.diagnostics.insert(report.diagnostics.end(), published.refusals.begin(),
+                                published.refusals.end());
+    if (published.interrupted) {
+      report.interrupted = true;
+      report.note = "interrupted while giving LLDB the symbols; " +
+                    std::to_string(published.published) + " of " +
+                    std::to_string(published.added) +
+                    " new symbols given, the rest at the next jit-sync";
+    }
+  }
   if (endedDuringSync)
     return ended();
   if (!publishOnlyFor && isCore())

@@ -16,7 +16,8 @@
 #include "PlatformFile.h"
 #include "StdioBuffer.h"
 #include "SyncProgress.h"
-#include "WindowModules.h"
+#include "Publisher.h"
+#include "RegionModules.h"
 #include "jitsym/CoreFile.h"
 #include "jitsym/Diagnostic.h"
 #include "jitsym/FileMirror.h"
@@ -76,7 +77,7 @@ public:
   // reset(), except that the modules are handed back for the caller to remove
   // from the target, with no lock of the plugin held (see Plugin.cpp's
   // ExitWatcher); nothing of LLDB is called.
-  std::unique_ptr<WindowModules> resetKeepingModules();
+  std::unique_ptr<RegionModules> resetKeepingModules();
 
   bool matches(const lldb::SBTarget &target) const { return target_ == target; }
   lldb::SBTarget &target() { return target_; }
@@ -134,15 +135,8 @@ private:
                                    const InterruptCheck &interrupt, bool &matched,
                                    bool &interrupted);
   std::string unflushedDumpBytes(lldb::SBProcess &process);
-  llvm::Error publish(lldb::SBDebugger &debugger, const std::vector<Mapping> &mappings,
-                      SymbolChanges &changes, SyncReport &report, SyncProgress &progress,
-                      const InterruptCheck &stop);
-  bool namedByOtherModule(uint64_t address);
   // Whether a source line can exist (see SourceFiles.h).
   bool lineCanExist(std::string_view file, uint32_t line);
-  // Gives window `index` a debug object when any of its functions has lines or
-  // an unwind table.
-  llvm::Error publishDebugInfo(lldb::SBDebugger &debugger, uint64_t index);
   std::string sourceNames() const;
 
   lldb::SBTarget target_;
@@ -154,8 +148,6 @@ private:
   };
   std::optional<EarlierProgram> earlierProgram_;
   uint32_t execStopId_ = UINT32_MAX; // the exec stop already handled
-  // Windows an interrupted publish did not reach: rebuilt whole by the next one.
-  std::set<uint64_t> unpublishedWindows_;
   bool isJvm_ = false;
   // The ELF core read for this target, and any error reading it.
   std::optional<CoreFileInfo> core_;
@@ -184,7 +176,8 @@ private:
   // Malformed lines read at a write the compile watch stopped, where nothing is
   // shown: reported by the next sync the user sees.
   std::vector<Diagnostic> heldDiagnostics_;
-  std::unique_ptr<WindowModules> modules_;
+  std::unique_ptr<RegionModules> modules_;
+  Publisher publisher_;
   uint64_t syncs_ = 0;
   double lastMilliseconds_ = 0;
 };

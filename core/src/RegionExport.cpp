@@ -3,10 +3,11 @@
 
 #include <cinttypes>
 #include <cstdio>
-#include <map>
 
 #include "jitsym/HexText.h"
+#include "jitsym/LldbCommand.h"
 #include "jitsym/PrivateDir.h"
+#include "jitsym/RegionPlanner.h"
 #include "jitsym/ProcessFiles.h"
 #include "jitsym/SymbolFileWriter.h"
 #include "jitsym/UnwindObject.h"
@@ -17,56 +18,30 @@
 namespace jitsym {
 namespace {
 
-struct PlannedRegion {
-  AddressRange section;
-  std::vector<const Symbol *> symbols;
-};
-
-// Symbols grouped by window and run of JIT memory: a window that spans two runs
-// (a file mapping between them) gives two regions, each section in one run.
-std::map<uint64_t, PlannedRegion> planRegions(const ExportRequest &request,
-                                              ExportResult &result) {
-  std::map<uint64_t, PlannedRegion> regions; // by section start
-  request.table->forEach([&](const Symbol &symbol) {
-    std::optional<AddressRange> run = request.space.runContaining(symbol.address);
-    if (!run || (request.keep && !request.keep(symbol))) {
-      ++result.outside;
-      return;
-    }
-    AddressRange section = windowSection(windowIndexOf(symbol.address), *run);
-    PlannedRegion &region = regions[section.start];
-    region.section = section;
-    region.symbols.push_back(&symbol);
-  });
-  return regions;
-}
-
-// The same symbols in the same place give the same UUID (FNV-1a, then SHA-1).
-UuidBytes contentUuid(const SymbolTable &table, const PlannedRegion &region) {
-  uint64_t digest = 1469598103934665603ull;
-  auto mix = [&](uint64_t value) { digest = (digest ^ value) * 1099511628211ull; };
-  mix(region.section.start);
-  mix(region.section.end);
-  for (const Symbol *symbol : region.symbols) {
-    mix(symbol->address);
-    mix(symbol->size);
-    for (char c : table.name(*symbol))
-      mix(static_cast<unsigned char>(c));
+// The commands that give LLDB one region: its object, loaded where it was,
+// then its symbol files.
+llvm::Expected<std::vector<std::string>> regionCommands(const ExportedRegion &region) {
+  std::vector<std::string> commands;
+  llvm::Expected<std::string> object = lldbQuoted(region.object);
+  if (!object)
+    return object.takeError();
+  commands.push_back("target modules add -- " + *object);
+  commands.push_back("target modules load --file " + *object + " --slide 0");
+  for (const std::string &file : region.symbolFiles()) {
+    llvm::Expected<std::string> add = lldbCommandWithPath("target symbols add", file);
+    if (!add)
+      return add.takeError();
+    commands.push_back(std::move(*add));
   }
-  return uuidFromName("jitsym-export:" + std::to_string(digest));
+  return commands;
 }
 
-// The directory of the region whose section starts at `start`.
-std::string regionDirectoryName(uint64_t start) {
-  char name[32];
-  std::snprintf(name, sizeof(name), "w%" PRIx64, start);
-  return name;
-}
-
-std::string quoted(const std::string &path) { return "\"" + path + "\""; }
-
-std::string loadCommands(const ExportRequest &request, const ExportResult &result,
-                         const std::string &loadPath) {
+llvm::Expected<std::string> loadCommands(const ExportRequest &request,
+                                         const ExportResult &result,
+                                         const std::string &loadPath) {
+  llvm::Expected<std::string> quotedLoadPath = lldbQuoted(loadPath);
+  if (!quotedLoadPath)
+    return quotedLoadPath.takeError();
   std::string text = "# JIT symbols written by jitsym";
   if (!request.origin.empty())
     text += " from " + request.origin;
@@ -74,30 +49,41 @@ std::string loadCommands(const ExportRequest &request, const ExportResult &resul
           std::to_string(result.regions.size()) +
           (result.regions.size() == 1 ? " region.\n" : " regions.\n") +
           "# In a session of the same process (its core file, or the live process):\n"
-          "#   command source " + loadPath + "\n";
+          "#   command source " + *quotedLoadPath + "\n";
   for (const ExportedRegion &region : result.regions) {
-    text += "target modules add " + quoted(region.object) + "\n";
-    text += "target modules load --file " + quoted(region.object) + " --slide 0\n";
-    text += "target symbols add " + quoted(region.symbols) + "\n";
-    if (!region.debug.empty())
-      text += "target symbols add " + quoted(region.debug) + "\n";
+    llvm::Expected<std::vector<std::string>> commands = regionCommands(region);
+    if (!commands)
+      return commands.takeError();
+    for (const std::string &command : *commands)
+      text += command + "\n";
   }
   return text;
 }
 
-std::string manifest(const ExportRequest &request, const ExportResult &result) {
+// What tools that build a target of their own (jit-symbolicate) read; each
+// region's commands to add its symbol files come ready quoted.
+llvm::Expected<std::string> manifest(const ExportRequest &request, const ExportResult &result) {
   nlohmann::ordered_json json;
   json["triple"] = request.triple;
   json["origin"] = request.origin;
   json["regions"] = nlohmann::json::array();
-  for (const ExportedRegion &region : result.regions)
+  for (const ExportedRegion &region : result.regions) {
+    nlohmann::json addSymbols = nlohmann::json::array();
+    for (const std::string &file : region.symbolFiles()) {
+      llvm::Expected<std::string> add = lldbCommandWithPath("target symbols add", file);
+      if (!add)
+        return add.takeError();
+      addSymbols.push_back(std::move(*add));
+    }
     json["regions"].push_back({{"start", region.section.start},
                                {"end", region.section.end},
                                {"uuid", region.uuid},
                                {"object", region.object},
                                {"symbols", region.symbols},
                                {"debug", region.debug},
+                               {"add_symbols", std::move(addSymbols)},
                                {"functions", region.symbolCount}});
+  }
   json["images"] = nlohmann::json::array();
   for (const Mapping &m : request.mappings)
     if (m.isFileBacked())
@@ -120,7 +106,8 @@ void removePreviousExport(const std::string &directory) {
   for (const auto &region : old["regions"]) {
     if (!region.is_object() || !region.contains("start") || !region["start"].is_number())
       continue;
-    removeTree(directory + "/" + regionDirectoryName(region["start"].get<uint64_t>()));
+    removeTree(directory + "/" +
+               RegionFiles::directory(AddressRange{region["start"].get<uint64_t>(), 0}));
   }
 }
 
@@ -133,22 +120,23 @@ llvm::Expected<ExportResult> exportRegions(const std::string &directory,
                                    directory.c_str(), ec.message().c_str());
   removePreviousExport(directory);
   ExportResult result;
-  const std::map<uint64_t, PlannedRegion> planned = planRegions(request, result);
+  RegionPlanner planner(*request.table, request.space, request.claimed);
+  std::vector<PlannedRegion> planned = planner.plan(&result.outside);
   static const LineTables noLines;
   static const UnwindTables noUnwind;
   const LineTables &lines = request.lines ? *request.lines : noLines;
   const UnwindTables &unwind = request.unwind ? *request.unwind : noUnwind;
-  for (const auto &[start, plan] : planned) {
-    const std::string regionDirectory = directory + "/" + regionDirectoryName(start);
+  for (const PlannedRegion &plan : planned) {
+    const std::string regionDirectory = directory + "/" + RegionFiles::directory(plan.section);
     if (std::error_code ec = llvm::sys::fs::create_directories(regionDirectory))
       return llvm::createStringError(ec, "%s: cannot create the directory: %s",
                                      regionDirectory.c_str(), ec.message().c_str());
     ExportedRegion region;
     region.section = plan.section;
-    const UuidBytes uuid = contentUuid(*request.table, plan);
+    const UuidBytes uuid = regionUuid(*request.table, plan, "jitsym-export");
     region.uuid = uuidToString(uuid);
-    region.object = regionDirectory + "/jit";
-    region.symbols = regionDirectory + "/jit.json";
+    region.object = regionDirectory + "/" + RegionFiles::kObject;
+    region.symbols = regionDirectory + "/" + RegionFiles::symbols();
     region.symbolCount = plan.symbols.size();
     if (llvm::Error err =
             writeFileAtomically(region.object, buildUnwindObject(plan.section, uuid)))
@@ -157,7 +145,7 @@ llvm::Expected<ExportResult> exportRegions(const std::string &directory,
     SymbolFileSpec spec;
     spec.triple = request.triple;
     spec.uuid = region.uuid;
-    spec.sections.push_back({".text", plan.section.start, plan.section.end - plan.section.start});
+    spec.sections = sectionsOf({plan});
     if (llvm::Error err = writeFileAtomically(
             region.symbols, renderSymbolFile(spec, *request.table, plan.symbols)))
       return err;
@@ -170,7 +158,7 @@ llvm::Expected<ExportResult> exportRegions(const std::string &directory,
           plan.section, uuid, "jit", functions, lines, unwind, request.plausible);
       if (!image)
         return image.takeError();
-      region.debug = regionDirectory + "/jit.debug";
+      region.debug = regionDirectory + "/" + RegionFiles::debug();
       if (llvm::Error err = writeFileAtomically(region.debug, *image))
         return err;
     }
@@ -178,9 +166,15 @@ llvm::Expected<ExportResult> exportRegions(const std::string &directory,
     result.regions.push_back(std::move(region));
   }
   const std::string loadPath = directory + "/load.lldb";
-  if (llvm::Error err = writeFileAtomically(loadPath, loadCommands(request, result, loadPath)))
+  llvm::Expected<std::string> load = loadCommands(request, result, loadPath);
+  if (!load)
+    return load.takeError();
+  if (llvm::Error err = writeFileAtomically(loadPath, *load))
     return err;
-  if (llvm::Error err = writeFileAtomically(directory + "/regions.json", manifest(request, result)))
+  llvm::Expected<std::string> regions = manifest(request, result);
+  if (!regions)
+    return regions.takeError();
+  if (llvm::Error err = writeFileAtomically(directory + "/regions.json", *regions))
     return err;
   return result;
 }

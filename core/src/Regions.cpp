@@ -1,4 +1,4 @@
-// JIT address space from a memory map.
+// JIT address space from a memory map, less what other modules name.
 #include "jitsym/Regions.h"
 
 #include <algorithm>
@@ -27,6 +27,31 @@ JitAddressSpace JitAddressSpace::fromMemoryMap(const std::vector<Mapping> &mappi
 JitAddressSpace JitAddressSpace::unrestricted() {
   JitAddressSpace space;
   space.runs_.push_back({0, UINT64_MAX});
+  return space;
+}
+
+JitAddressSpace JitAddressSpace::excluding(std::vector<AddressRange> ranges) const {
+  if (ranges.empty())
+    return *this;
+  std::sort(ranges.begin(), ranges.end(),
+            [](const AddressRange &a, const AddressRange &b) { return a.start < b.start; });
+  JitAddressSpace space;
+  space.hasMap_ = hasMap_;
+  auto cut = ranges.begin();
+  for (AddressRange run : runs_) {
+    // Ranges that end before this run cannot cut it or any later one.
+    while (cut != ranges.end() && cut->end <= run.start)
+      ++cut;
+    for (auto c = cut; c != ranges.end() && c->start < run.end && run.start < run.end; ++c) {
+      if (c->end <= run.start)
+        continue;
+      if (c->start > run.start)
+        space.runs_.push_back({run.start, c->start});
+      run.start = std::max(run.start, c->end);
+    }
+    if (run.start < run.end)
+      space.runs_.push_back(run);
+  }
   return space;
 }
 

@@ -34,7 +34,17 @@ std::string renderSymbolFile(const SymbolFileSpec &spec, const SymbolTable &tabl
     list.push_back(std::move(entry));
   }
   doc["symbols"] = std::move(list);
-  return doc.dump(1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+  std::string text = doc.dump(1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+  if (lldbMisreadsJsonOfSize(text.size()))
+    text.insert(text.size() - 1, " ");
+  return text;
+}
+
+bool lldbMisreadsJsonOfSize(uint64_t bytes) {
+  // LLDB maps files of 16 KiB and more; below that it reads them into a
+  // buffer that ends with a NUL.
+  constexpr uint64_t kMappedFrom = 16 * 1024, kPage = 4096;
+  return bytes >= kMappedFrom && bytes % kPage == 0;
 }
 
 } // namespace jitsym

@@ -599,6 +599,16 @@ void SymbolTable::forEachInRange(uint64_t begin, uint64_t end,
     fn(*it);
 }
 
+llvm::ArrayRef<Symbol> SymbolTable::startingIn(uint64_t begin, uint64_t end) const {
+  flush();
+  auto byStart = [](const Symbol &s, uint64_t a) { return s.address < a; };
+  auto first = std::lower_bound(live_.begin(), live_.end(), begin, byStart);
+  auto last = std::lower_bound(first, live_.end(), end, byStart);
+  if (first == last)
+    return {};
+  return llvm::ArrayRef<Symbol>(&*first, static_cast<size_t>(last - first));
+}
+
 void SymbolTable::forEach(llvm::function_ref<void(const Symbol &)> fn) const {
   flush();
   for (const Symbol &symbol : live_)

@@ -52,12 +52,12 @@ class JitRegionImage(symbolication.Image):
         error = super().add_module(target, obj_dir)
         if error:
             return error
-        for path in (self.region["symbols"], self.region["debug"]):
-            if path:
-                error = self._run(target, 'target symbols add "%s"' % path)
-                if error:
-                    return error
-                self.module.GetNumSymbols()  # merged now, before the next add
+        # The commands come quoted from the export (jitsym's one quoting helper).
+        for command in self.region["add_symbols"]:
+            error = self._run(target, command)
+            if error:
+                return error
+            self.module.GetNumSymbols()  # merged now, before the next add
         return None
 
 

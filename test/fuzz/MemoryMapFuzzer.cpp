@@ -5,6 +5,7 @@
 // diagnostics carry in-range line numbers; for well-formed (disjoint) maps, the
 // JIT runs contain exactly the anonymous/memfd/deleted non-special mappings.
 #include "jitsym/MemoryMap.h"
+#include "jitsym/RegionPlanner.h"
 #include "jitsym/Regions.h"
 
 #include <algorithm>
@@ -109,11 +110,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         if (run) {
           CHECK(run->contains(probe));
           CHECK(run->start <= m.start && m.end <= run->end);
-          uint64_t window = windowIndexOf(probe);
-          AddressRange section = windowSection(window, *run);
-          CHECK(section.contains(probe));
-          CHECK(section.start >= run->start && section.end <= run->end);
-          CHECK(windowIndexOf(section.start) == window);
+          // A one-byte symbol there: its region lies in its window and run.
+          SymbolTable table;
+          table.add(probe, 1, "f");
+          std::optional<AddressRange> section = RegionPlanner(table, space).sectionOf(probe);
+          CHECK(section.has_value());
+          CHECK(section->contains(probe));
+          CHECK(section->start >= run->start && section->end <= run->end);
+          CHECK(windowIndexOf(section->start) == windowIndexOf(probe));
         }
       }
     }

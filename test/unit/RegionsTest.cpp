@@ -98,35 +98,17 @@ TEST(Regions, UnrestrictedAllowsEverything) {
   EXPECT_TRUE(space.runContaining(UINT64_MAX - 1).has_value());
 }
 
-TEST(Regions, WindowIndex) {
-  EXPECT_EQ(kWindowSize, 0x100000u);
-  EXPECT_EQ(windowIndexOf(0), 0u);
-  EXPECT_EQ(windowIndexOf(0xfffff), 0u);
-  EXPECT_EQ(windowIndexOf(0x100000), 1u);
-  EXPECT_EQ(windowIndexOf(0x7f3a2c001000), 0x7f3a2c0u);
-}
-
-TEST(Regions, WindowSectionClipping) {
-  // Run well inside one window: the section is the run.
-  AddressRange small{0x7f0000010000, 0x7f0000020000};
-  EXPECT_EQ(windowSection(windowIndexOf(small.start), small), small);
-
-  // Run spanning three windows.
-  AddressRange run{0x7f00000f0000, 0x7f0000280000};
-  uint64_t first = windowIndexOf(run.start);
-  EXPECT_EQ(windowSection(first, run), (AddressRange{0x7f00000f0000, 0x7f0000100000}));
-  EXPECT_EQ(windowSection(first + 1, run), (AddressRange{0x7f0000100000, 0x7f0000200000}));
-  EXPECT_EQ(windowSection(first + 2, run), (AddressRange{0x7f0000200000, 0x7f0000280000}));
-
-  // Unrestricted run: the whole window.
-  AddressRange all{0, UINT64_MAX};
-  EXPECT_EQ(windowSection(5, all), (AddressRange{0x500000, 0x600000}));
-  // The very last window does not wrap.
-  uint64_t last = windowIndexOf(UINT64_MAX);
-  AddressRange top = windowSection(last, all);
-  EXPECT_EQ(top.start, 0xfffffffffff00000u);
-  EXPECT_EQ(top.end, UINT64_MAX);
-  EXPECT_LT(top.start, top.end);
+TEST(Regions, ExcludingClaimedRanges) {
+  std::vector<Mapping> maps = {anon(0x10000, 0x40000), anon(0x50000, 0x60000)};
+  JitAddressSpace space = JitAddressSpace::fromMemoryMap(maps).excluding(
+      {{0x58000, 0x70000}, {0x20000, 0x21000}, {0x0, 0x11000}});
+  EXPECT_TRUE(space.hasMemoryMap());
+  EXPECT_FALSE(space.runContaining(0x10000).has_value());
+  EXPECT_EQ(space.runContaining(0x11000), (AddressRange{0x11000, 0x20000}));
+  EXPECT_FALSE(space.runContaining(0x20fff).has_value());
+  EXPECT_EQ(space.runContaining(0x21000), (AddressRange{0x21000, 0x40000}));
+  EXPECT_EQ(space.runContaining(0x57fff), (AddressRange{0x50000, 0x58000}));
+  EXPECT_FALSE(space.runContaining(0x58000).has_value());
 }
 
 TEST(Regions, AddressRangeContains) {

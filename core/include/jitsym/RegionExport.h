@@ -1,7 +1,7 @@
 // The JIT symbols of a process as files that another LLDB session loads later:
 // for a core file opened tomorrow, a crash log, or LLDB's crash-log tooling.
 //
-// Per window of JIT memory (see Regions.h) a directory wINDEX/ holds the same
+// Per region (see RegionPlanner.h) a directory wSTART/ holds the same
 // three files jit-sync gives LLDB live: `jit`, an ELF whose build-id is the
 // window's UUID and whose .text is the window (with the frame-pointer
 // .eh_frame, UnwindObject.h); `jit.json`, a JSON symbol file with that UUID,
@@ -33,6 +33,11 @@ struct ExportedRegion {
   std::string symbols;
   std::string debug;   // empty when no function of the window has lines or unwind tables
   uint64_t symbolCount = 0;
+  // The files `target symbols add` takes, in order: the JSON, then the DWARF.
+  std::vector<std::string> symbolFiles() const {
+    return debug.empty() ? std::vector<std::string>{symbols}
+                         : std::vector<std::string>{symbols, debug};
+  }
 };
 
 struct ExportRequest {
@@ -46,8 +51,8 @@ struct ExportRequest {
   // The process's memory map, if known: its file-backed mappings go into
   // regions.json so that tools can load the real modules too.
   std::vector<Mapping> mappings;
-  // Optional: false leaves a symbol out (jit-sync: a module of LLDB names it).
-  llvm::function_ref<bool(const Symbol &)> keep = nullptr;
+  // Ranges another module of the debugger names (jit-sync): left out.
+  std::vector<AddressRange> claimed;
   LinePlausible plausible = nullptr;
   std::string origin; // what the symbols were read from, for load.lldb's comment
 };

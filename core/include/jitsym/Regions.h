@@ -1,18 +1,15 @@
-// Grouping JIT code into regions and fixed windows. A window is the unit the
-// debugger sees as one module with one code section: small enough that rebuilding
-// it after code is replaced stays cheap, fixed so that its identity is stable.
+// Where JIT code may lie in a process: the runs of anonymous memory of its memory
+// map. RegionPlanner.h cuts them into the regions LLDB gets as modules.
 #pragma once
 
 #include <cstdint>
+#include <algorithm>
 #include <optional>
 #include <vector>
 
 #include "jitsym/MemoryMap.h"
 
 namespace jitsym {
-
-constexpr unsigned kWindowShift = 20; // 1 MiB windows
-constexpr uint64_t kWindowSize = uint64_t(1) << kWindowShift;
 
 struct AddressRange {
   uint64_t start = 0;
@@ -29,6 +26,9 @@ class JitAddressSpace {
 public:
   static JitAddressSpace fromMemoryMap(const std::vector<Mapping> &mappings);
   static JitAddressSpace unrestricted();
+  // The same space less `ranges` (in any order, may overlap): memory another
+  // module of the debugger names is no JIT memory.
+  JitAddressSpace excluding(std::vector<AddressRange> ranges) const;
 
   // The run of JIT memory containing `address`, or nothing when the address is
   // file-backed, special or unmapped.
@@ -39,17 +39,5 @@ private:
   std::vector<AddressRange> runs_; // sorted, disjoint
   bool hasMap_ = false;
 };
-
-inline uint64_t windowIndexOf(uint64_t address) { return address >> kWindowShift; }
-
-// The section of the window that holds `address`: the window clipped to the run
-// of JIT memory around the address.
-inline AddressRange windowSection(uint64_t windowIndex, const AddressRange &run) {
-  uint64_t start = windowIndex << kWindowShift;
-  uint64_t end = start + kWindowSize;
-  if (end < start)
-    end = UINT64_MAX;
-  return {std::max(start, run.start), std::min(end, run.end)};
-}
 
 } // namespace jitsym

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "jitsym/BigArray.h"
+#include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
 
 namespace jitsym {
@@ -98,6 +99,9 @@ public:
   void forEachInRange(uint64_t begin, uint64_t end,
                       llvm::function_ref<void(const Symbol &)> fn) const;
   void forEach(llvm::function_ref<void(const Symbol &)> fn) const;
+  // The live symbols whose start lies in [begin, end), in address order; valid
+  // until the table changes.
+  llvm::ArrayRef<Symbol> startingIn(uint64_t begin, uint64_t end) const;
 
   std::string_view name(const Symbol &symbol) const {
     return std::string_view(names_.data() + symbol.nameOffset, symbol.nameSize);

@@ -1,0 +1,178 @@
+// Publishing a sync's changes to LLDB, region by region.
+#include "Publisher.h"
+
+#include <cinttypes>
+#include <cstdio>
+#include <utility>
+
+#include "jitsym/DebugObject.h"
+#include "jitsym/RegionPlanner.h"
+
+namespace jitsym::plugin {
+namespace {
+
+std::string describeRegion(const AddressRange &section) {
+  char text[64];
+  std::snprintf(text, sizeof(text), "region 0x%" PRIx64 "-0x%" PRIx64, section.start,
+                section.end);
+  return text;
+}
+
+uint64_t windowStart(uint64_t window) { return window << kWindowShift; }
+uint64_t windowEnd(uint64_t window) {
+  const uint64_t start = windowStart(window);
+  return start > UINT64_MAX - kWindowSize ? UINT64_MAX : start + kWindowSize;
+}
+
+} // namespace
+
+std::vector<AddressRange> claimedByOtherModules(lldb::SBTarget &target,
+                                                const RegionModules &ours) {
+  std::vector<AddressRange> claimed;
+  for (uint32_t i = 0; i < target.GetNumModules(); ++i) {
+    lldb::SBModule module = target.GetModuleAtIndex(i);
+    if (!module.IsValid() || ours.owns(module))
+      continue;
+    // Top-level sections (an ELF's segments) cover the sections inside them.
+    for (size_t s = 0; s < module.GetNumSections(); ++s) {
+      lldb::SBSection section = module.GetSectionAtIndex(s);
+      const uint64_t start = section.GetLoadAddress(target);
+      const uint64_t size = section.GetByteSize();
+      if (start != LLDB_INVALID_ADDRESS && size > 0 && start + size > start)
+        claimed.push_back({start, start + size});
+    }
+  }
+  return claimed;
+}
+
+PublishReport Publisher::publish(lldb::SBDebugger &debugger, lldb::SBTarget &target,
+                                 RegionModules &modules, const Inputs &in,
+                                 SymbolChanges &changes, SyncProgress &progress,
+                                 const InterruptCheck &stop) {
+  PublishReport report;
+  const JitAddressSpace space = in.mappings.empty() ? JitAddressSpace::unrestricted()
+                                                    : JitAddressSpace::fromMemoryMap(in.mappings);
+  RegionPlanner planner(in.table, space, claimedByOtherModules(target, modules));
+
+  // Windows to plan again, and modules that must be made anew even if their
+  // section stays: those holding a removed symbol, and all of a window an
+  // earlier publish did not finish (what it missed is not in `changes`).
+  std::set<uint64_t> replan = std::exchange(leftBehind_, {});
+  std::set<uint64_t> stale;
+  for (uint64_t window : replan)
+    for (uint64_t key : modules.keysIn(windowStart(window), windowEnd(window)))
+      stale.insert(key);
+  for (const RemovedRange &range : changes.removed) {
+    ++report.removed;
+    for (uint64_t key : modules.keysOverlapping(range.address, range.end)) {
+      stale.insert(key);
+      replan.insert(windowIndexOf(key));
+    }
+  }
+  // New symbols by region. One whose region has no module yet, or a module
+  // with another section (the memory map changed), has its window planned again.
+  std::map<uint64_t, std::vector<const Symbol *>> added;
+  for (const Symbol *symbol : changes.added) {
+    std::optional<AddressRange> section = planner.sectionOf(symbol->address);
+    if (!section) {
+      ++report.shadowed;
+      continue;
+    }
+    ++report.added;
+    added[section->start].push_back(symbol);
+    const RegionModule *module = modules.find(section->start);
+    if (!module || module->section != *section || stale.count(section->start))
+      replan.insert(windowIndexOf(symbol->address));
+    // A region that grows past its window's end moves where the next starts.
+    for (uint64_t w = windowIndexOf(symbol->address) + 1;
+         w <= windowIndexOf(section->end - 1); ++w)
+      replan.insert(w);
+  }
+
+  std::set<uint64_t> windows = replan;
+  for (const auto &entry : added)
+    windows.insert(windowIndexOf(entry.first));
+  const std::string step = "giving LLDB the JIT symbols of " + in.origin;
+  bool halted = false;
+  // Gives LLDB one region's new symbols (a delta or a new module) and then
+  // its debug info; false when the publish must stop (interrupted).
+  auto publishRegion = [&](uint64_t window, uint64_t key, const PlannedRegion *fresh) {
+    static const std::vector<const Symbol *> none;
+    auto found = added.find(key);
+    const std::vector<const Symbol *> &symbols = found == added.end() ? none : found->second;
+    llvm::Error err = fresh ? modules.create(debugger, target, in.table, *fresh)
+                      : symbols.empty()
+                          ? llvm::Error::success()
+                          : modules.append(debugger, target, key, in.table, symbols);
+    const RegionModule *module = modules.find(key);
+    const bool debugInfo = in.lines.functionCount() > 0 || in.unwind.functionCount() > 0;
+    if (!err && module && (fresh || !symbols.empty()) && debugInfo) {
+      bool any = false;
+      std::vector<DebugFunction> functions =
+          debugFunctionsIn(in.table, module->section, in.lines, in.unwind, any);
+      if (any)
+        err = modules.attachDebugInfo(debugger, target, key, functions, in.lines, in.unwind,
+                                      in.plausible);
+    }
+    if (!err) {
+      refused_.erase(key);
+      report.published += symbols.size();
+      return true;
+    }
+    // Made anew at the next publish: a module missing a delta would stay so.
+    const AddressRange section = fresh ? fresh->section : module ? module->section
+                                                                 : AddressRange{key, key};
+    modules.remove(target, key);
+    leftBehind_.insert(window);
+    std::string message = llvm::toString(std::move(err));
+    if (stop())
+      return false; // LLDB stopped loading it because of Ctrl-C
+    if (refused_[key] != message) {
+      report.refusals.push_back({describeRegion(section), 0, message});
+      refused_[key] = message;
+    }
+    return true;
+  };
+
+  for (auto it = windows.begin(); it != windows.end() && !halted; ++it) {
+    const uint64_t window = *it;
+    if (stop()) {
+      halted = true;
+      leftBehind_.insert(it, windows.end());
+      break;
+    }
+    progress.update(step, report.published, report.added, "symbols");
+    const uint64_t begin = windowStart(window), end = windowEnd(window);
+    if (!replan.count(window)) {
+      for (auto a = added.lower_bound(begin); a != added.end() && a->first < end && !halted; ++a)
+        halted = !publishRegion(window, a->first, nullptr);
+    } else {
+      std::set<uint64_t> kept;
+      for (const PlannedRegion &region : planner.planWindow(window)) {
+        const uint64_t key = region.section.start;
+        kept.insert(key);
+        const RegionModule *module = modules.find(key);
+        const bool stays = module && module->section == region.section && !stale.count(key);
+        if (!publishRegion(window, key, stays ? nullptr : &region)) {
+          halted = true;
+          break;
+        }
+        for (uint64_t w = window + 1; w <= windowIndexOf(region.section.end - 1); ++w) {
+          replan.insert(w);
+          windows.insert(w); // later in the set: this loop reaches it
+        }
+      }
+      if (!halted)
+        for (uint64_t key : modules.keysIn(begin, end))
+          if (!kept.count(key))
+            modules.remove(target, key);
+    }
+    if (halted)
+      leftBehind_.insert(it, windows.end());
+  }
+  report.interrupted = halted;
+  progress.update(step, report.published, report.added, "symbols");
+  return report;
+}
+
+} // namespace jitsym::plugin

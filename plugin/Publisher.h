@@ -1,0 +1,70 @@
+// Gives LLDB what changed in a process's symbol table since the last sync, region
+// by region as core RegionPlanner.h plans them: new symbols of a region whose
+// module is still right go in as a delta; a window where code was replaced or
+// freed, or whose plan changed (a new run of memory, a new region), is planned
+// again and its modules made anew. A region LLDB refuses is reported once and
+// tried again at the next sync; it never stops the others.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "RegionModules.h"
+#include "SyncProgress.h"
+#include "jitsym/Diagnostic.h"
+#include "jitsym/Interrupt.h"
+#include "jitsym/LineTables.h"
+#include "jitsym/MemoryMap.h"
+#include "jitsym/SymbolTable.h"
+#include "jitsym/UnwindTables.h"
+#include "lldb/API/LLDB.h"
+
+namespace jitsym::plugin {
+
+// What one publish did, for the sync's report.
+struct PublishReport {
+  uint64_t added = 0;    // new symbols placed in a region
+  uint64_t removed = 0;  // replaced or freed
+  uint64_t shadowed = 0; // left out: file-backed, unmapped or claimed memory
+  bool interrupted = false;
+  uint64_t published = 0; // new symbols LLDB has (less than added if interrupted)
+  std::vector<Diagnostic> refusals; // regions LLDB refused, each said once
+};
+
+// The ranges that modules other than `ours` give to LLDB: no JIT region covers
+// them (a JIT symbol never shadows a real module).
+std::vector<AddressRange> claimedByOtherModules(lldb::SBTarget &target,
+                                                const RegionModules &ours);
+
+class Publisher {
+public:
+  struct Inputs {
+    const SymbolTable &table;
+    const LineTables &lines;
+    const UnwindTables &unwind;
+    const std::vector<Mapping> &mappings; // empty: no memory map is known
+    LinePlausible plausible;
+    std::string origin; // the files the symbols come from, for progress
+  };
+
+  PublishReport publish(lldb::SBDebugger &debugger, lldb::SBTarget &target,
+                        RegionModules &modules, const Inputs &inputs, SymbolChanges &changes,
+                        SyncProgress &progress, const InterruptCheck &stop);
+  // Whether an earlier publish left work for the next one.
+  bool hasLeftovers() const { return !leftBehind_.empty(); }
+  void forget() {
+    leftBehind_.clear();
+    refused_.clear();
+  }
+
+private:
+  // Windows to plan again at the next publish (interrupted or refused).
+  std::set<uint64_t> leftBehind_;
+  // The refusal last said for each region, so it is said once.
+  std::map<uint64_t, std::string> refused_;
+};
+
+} // namespace jitsym::plugin

@@ -1,0 +1,195 @@
+// Module lifecycle for JIT regions, through LLDB's public SB API only.
+#include "RegionModules.h"
+
+#include <unistd.h>
+
+#include "jitsym/LldbCommand.h"
+#include "jitsym/PrivateDir.h"
+#include "jitsym/SymbolFileWriter.h"
+#include "jitsym/UnwindObject.h"
+
+namespace jitsym::plugin {
+namespace {
+
+llvm::Error lldbError(const std::string &what) {
+  return llvm::createStringError(std::errc::io_error, "%s", what.c_str());
+}
+
+} // namespace
+
+const RegionModule *RegionModules::find(uint64_t key) const {
+  auto it = regions_.find(key);
+  return it == regions_.end() ? nullptr : &it->second;
+}
+
+std::vector<uint64_t> RegionModules::keysIn(uint64_t begin, uint64_t end) const {
+  std::vector<uint64_t> keys;
+  for (auto it = regions_.lower_bound(begin); it != regions_.end() && it->first < end; ++it)
+    keys.push_back(it->first);
+  return keys;
+}
+
+std::vector<uint64_t> RegionModules::keysOverlapping(uint64_t begin, uint64_t end) const {
+  std::vector<uint64_t> keys;
+  // Sections do not overlap: at most the one before `begin` reaches into it.
+  auto it = regions_.upper_bound(begin);
+  if (it != regions_.begin() && std::prev(it)->second.section.end > begin)
+    keys.push_back(std::prev(it)->first);
+  for (; it != regions_.end() && it->first < end; ++it)
+    keys.push_back(it->first);
+  return keys;
+}
+
+bool RegionModules::owns(const lldb::SBModule &module) const {
+  lldb::SBFileSpec file = module.GetFileSpec();
+  const char *directory = file.GetDirectory();
+  return directory && std::string_view(directory).substr(0, directory_.size()) == directory_;
+}
+
+uint64_t RegionModules::symbolCount() const {
+  uint64_t total = 0;
+  for (const auto &entry : regions_)
+    total += entry.second.symbols;
+  return total;
+}
+
+void RegionModules::discard(lldb::SBTarget &target, RegionModule &region) {
+  if (region.module.IsValid()) {
+    target.ClearModuleLoadAddress(region.module);
+    target.RemoveModule(region.module);
+  }
+  for (const std::string &file : region.files)
+    ::unlink(file.c_str());
+  if (!region.directory.empty())
+    ::rmdir(region.directory.c_str());
+  region.files.clear();
+  region.module = lldb::SBModule();
+}
+
+llvm::Error RegionModules::addSymbolFile(lldb::SBDebugger &debugger, lldb::SBTarget &target,
+                                         const std::string &path) {
+  llvm::Expected<std::string> command = lldbCommandWithPath("target symbols add", path);
+  if (!command)
+    return command.takeError();
+  lldb::SBCommandReturnObject result;
+  lldb::SBExecutionContext context(target);
+  debugger.GetCommandInterpreter().HandleCommand(command->c_str(), context, result, false);
+  if (!result.Succeeded())
+    return lldbError(path + ": LLDB refused it: " +
+                     std::string(result.GetError() ? result.GetError() : "unknown error"));
+  return llvm::Error::success();
+}
+
+llvm::Error RegionModules::attachSymbolFile(lldb::SBDebugger &debugger, lldb::SBTarget &target,
+                                            RegionModule &region, const std::string &path,
+                                            const SymbolTable &table,
+                                            const std::vector<const Symbol *> &symbols) {
+  SymbolFileSpec spec;
+  spec.triple = target.GetTriple() ? target.GetTriple() : "x86_64-pc-linux-gnu";
+  spec.uuid = uuidToString(region.uuid);
+  if (llvm::Error err = writeFileAtomically(path, renderSymbolFile(spec, table, symbols)))
+    return err;
+  region.files.push_back(path);
+  if (llvm::Error err = addSymbolFile(debugger, target, path))
+    return err;
+  // LLDB merges a symbol file into the module's table lazily; a second add before
+  // anything reads the table would drop the first file's symbols. Read it now.
+  region.module.GetNumSymbols();
+  region.symbols += symbols.size();
+  return llvm::Error::success();
+}
+
+llvm::Error RegionModules::create(lldb::SBDebugger &debugger, lldb::SBTarget &target,
+                                  const SymbolTable &table, const PlannedRegion &planned) {
+  const uint64_t key = planned.section.start;
+  remove(target, key);
+  if (planned.symbols.empty())
+    return llvm::Error::success();
+
+  RegionModule region;
+  region.section = planned.section;
+  auto [last, fresh] = generations_.try_emplace(key, 0);
+  region.generation = fresh ? 0 : ++last->second;
+  region.uuid = regionUuid(table, planned,
+                           identity_ + "/g" + std::to_string(region.generation));
+  llvm::Expected<std::string> directory =
+      privateSubdirectory(directory_, RegionFiles::directory(planned.section, region.generation));
+  if (!directory)
+    return directory.takeError();
+  region.directory = *directory;
+  const std::string objectPath = region.directory + "/" + RegionFiles::kObject;
+  if (llvm::Error err =
+          writeFileAtomically(objectPath, buildUnwindObject(planned.section, region.uuid)))
+    return err;
+  region.files.push_back(objectPath);
+
+  lldb::SBModuleSpec moduleSpec;
+  moduleSpec.SetFileSpec(lldb::SBFileSpec(objectPath.c_str(), false));
+  region.module = lldb::SBModule(moduleSpec);
+  if (!region.module.IsValid() || !target.AddModule(region.module)) {
+    discard(target, region);
+    return lldbError(objectPath + ": LLDB could not add the module");
+  }
+  lldb::SBError loadError = target.SetModuleLoadAddress(region.module, uint64_t(0));
+  if (loadError.Fail()) {
+    discard(target, region);
+    return lldbError(objectPath + ": LLDB could not load it: " + loadError.GetCString());
+  }
+  if (llvm::Error err =
+          attachSymbolFile(debugger, target, region,
+                           region.directory + "/" + RegionFiles::symbols(), table,
+                           planned.symbols)) {
+    discard(target, region);
+    return err;
+  }
+  regions_.emplace(key, std::move(region));
+  return llvm::Error::success();
+}
+
+llvm::Error RegionModules::append(lldb::SBDebugger &debugger, lldb::SBTarget &target,
+                                  uint64_t key, const SymbolTable &table,
+                                  const std::vector<const Symbol *> &symbols) {
+  auto it = regions_.find(key);
+  if (it == regions_.end())
+    return lldbError("no module for the region");
+  RegionModule &region = it->second;
+  const std::string path = region.directory + "/" + RegionFiles::symbols(++region.deltas);
+  return attachSymbolFile(debugger, target, region, path, table, symbols);
+}
+
+llvm::Error RegionModules::attachDebugInfo(lldb::SBDebugger &debugger, lldb::SBTarget &target,
+                                           uint64_t key,
+                                           const std::vector<DebugFunction> &functions,
+                                           const LineTables &lines, const UnwindTables &unwind,
+                                           LinePlausible plausible) {
+  auto it = regions_.find(key);
+  if (it == regions_.end())
+    return lldbError("no module for the region");
+  RegionModule &region = it->second;
+  llvm::Expected<std::string> image = buildDebugObject(
+      region.section, region.uuid, RegionFiles::kObject, functions, lines, unwind, plausible);
+  if (!image)
+    return image.takeError();
+  // The previous one stays until the module goes: LLDB may still read it.
+  const std::string path = region.directory + "/" + RegionFiles::debug(++region.debugObjects);
+  if (llvm::Error err = writeFileAtomically(path, *image))
+    return err;
+  region.files.push_back(path);
+  return addSymbolFile(debugger, target, path);
+}
+
+void RegionModules::remove(lldb::SBTarget &target, uint64_t key) {
+  auto it = regions_.find(key);
+  if (it == regions_.end())
+    return;
+  discard(target, it->second);
+  regions_.erase(it);
+}
+
+void RegionModules::removeAll(lldb::SBTarget &target) {
+  for (auto &entry : regions_)
+    discard(target, entry.second);
+  regions_.clear();
+}
+
+} // namespace jitsym::plugin

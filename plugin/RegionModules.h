@@ -1,0 +1,92 @@
+// The LLDB side of the JIT symbols of one process: one module per planned region
+// (core RegionPlanner.h), keyed by its section's start. A module is an unwind
+// object (ELF: code section + frame-pointer .eh_frame, see core UnwindObject.h)
+// plus JSON symbol files attached with `target symbols add`. Additions go in as
+// small delta files; a region whose code was replaced or freed is made again as
+// a new module, because LLDB can add symbols to a module but never remove them.
+// A region with source lines also gets a debug object (core DebugObject.h) after
+// its JSON files: each `target symbols add` replaces the module's symbol file
+// (the JSON symbols stay in its symbol table), so the debug object is written
+// again after every delta.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "jitsym/DebugObject.h"
+#include "jitsym/LineTables.h"
+#include "jitsym/RegionPlanner.h"
+#include "jitsym/SymbolTable.h"
+#include "jitsym/Uuid.h"
+#include "lldb/API/LLDB.h"
+#include "llvm/Support/Error.h"
+
+namespace jitsym::plugin {
+
+struct RegionModule {
+  AddressRange section;
+  uint32_t generation = 0;
+  uint32_t deltas = 0;
+  uint32_t debugObjects = 0; // written so far (the last one is in use)
+  uint64_t symbols = 0;
+  UuidBytes uuid{};
+  lldb::SBModule module;
+  std::string directory;
+  std::vector<std::string> files; // to delete when the module goes
+};
+
+class RegionModules {
+public:
+  // `directory` is private to this process's session; `identity` names the
+  // process, and salts the UUIDs with it.
+  RegionModules(std::string directory, std::string identity)
+      : directory_(std::move(directory)), identity_(std::move(identity)) {}
+
+  // Gives LLDB `region` as a new module, in place of the one with the same
+  // key; the new one has the next generation of that key, so a new UUID.
+  llvm::Error create(lldb::SBDebugger &debugger, lldb::SBTarget &target,
+                     const SymbolTable &table, const PlannedRegion &region);
+  // Attaches `symbols` to the module of region `key`.
+  llvm::Error append(lldb::SBDebugger &debugger, lldb::SBTarget &target, uint64_t key,
+                     const SymbolTable &table, const std::vector<const Symbol *> &symbols);
+  // Gives the module of region `key` the source lines and unwind tables of
+  // its functions (all of the region's live functions, with them or without).
+  llvm::Error attachDebugInfo(lldb::SBDebugger &debugger, lldb::SBTarget &target, uint64_t key,
+                              const std::vector<DebugFunction> &functions,
+                              const LineTables &lines, const UnwindTables &unwind,
+                              LinePlausible plausible);
+  // Removes the module of region `key` from `target` and deletes its files.
+  void remove(lldb::SBTarget &target, uint64_t key);
+  // Removes every module from `target` and deletes the files.
+  void removeAll(lldb::SBTarget &target);
+
+  const RegionModule *find(uint64_t key) const;
+  // The keys of the modules whose section starts in [begin, end).
+  std::vector<uint64_t> keysIn(uint64_t begin, uint64_t end) const;
+  // The keys of the modules whose section overlaps [begin, end).
+  std::vector<uint64_t> keysOverlapping(uint64_t begin, uint64_t end) const;
+  // Whether `module` is one of these (its object lies in this directory).
+  bool owns(const lldb::SBModule &module) const;
+  size_t size() const { return regions_.size(); }
+  uint64_t symbolCount() const;
+
+private:
+  llvm::Error addSymbolFile(lldb::SBDebugger &debugger, lldb::SBTarget &target,
+                            const std::string &path);
+  llvm::Error attachSymbolFile(lldb::SBDebugger &debugger, lldb::SBTarget &target,
+                               RegionModule &region, const std::string &path,
+                               const SymbolTable &table,
+                               const std::vector<const Symbol *> &symbols);
+  void discard(lldb::SBTarget &target, RegionModule &region);
+
+  std::string directory_;
+  std::string identity_;
+  std::map<uint64_t, RegionModule> regions_;
+  // The last generation of every key used in this process, also of regions
+  // removed since: LLDB may still hold their module in its cache.
+  std::map<uint64_t, uint32_t> generations_;
+};
+
+} // namespace jitsym::plugin

@@ -1,0 +1,215 @@
+// The region planner: windows cut by runs of JIT memory, straddling symbols,
+// claimed ranges, UUIDs and file names; plus the JSON size LLDB misreads and the
+// quoting of command arguments, the other decisions made in one place.
+#include "jitsym/LldbCommand.h"
+#include "jitsym/RegionPlanner.h"
+#include "jitsym/SymbolFileWriter.h"
+
+#include <gtest/gtest.h>
+
+using namespace jitsym;
+
+namespace {
+
+constexpr uint64_t kBase = 0x7f0000000000; // a window boundary
+
+Mapping anon(uint64_t start, uint64_t end) {
+  Mapping m;
+  m.start = start;
+  m.end = end;
+  m.read = m.execute = true;
+  return m;
+}
+
+Mapping file(uint64_t start, uint64_t end) {
+  Mapping m = anon(start, end);
+  m.path = "/usr/lib/libfoo.so";
+  m.inode = 42;
+  return m;
+}
+
+std::vector<AddressRange> sections(const std::vector<PlannedRegion> &regions) {
+  std::vector<AddressRange> out;
+  for (const PlannedRegion &r : regions)
+    out.push_back(r.section);
+  return out;
+}
+
+} // namespace
+
+TEST(RegionPlanner, TwoRunsInOneWindowAreTwoRegions) {
+  // A C JIT's two runs of code with a library page between them, one window.
+  SymbolTable table;
+  table.add(kBase + 0x1000, 0x40, "first");
+  table.add(kBase + 0x3000, 0x40, "second");
+  JitAddressSpace space = JitAddressSpace::fromMemoryMap(
+      {anon(kBase, kBase + 0x2000), file(kBase + 0x2000, kBase + 0x3000),
+       anon(kBase + 0x3000, kBase + 0x5000)});
+  RegionPlanner planner(table, space);
+  uint64_t leftOut = 0;
+  std::vector<PlannedRegion> regions = planner.plan(&leftOut);
+  EXPECT_EQ(leftOut, 0u);
+  ASSERT_EQ(regions.size(), 2u);
+  EXPECT_EQ(regions[0].section, (AddressRange{kBase, kBase + 0x2000}));
+  EXPECT_EQ(regions[1].section, (AddressRange{kBase + 0x3000, kBase + 0x5000}));
+  ASSERT_EQ(regions[0].symbols.size(), 1u);
+  ASSERT_EQ(regions[1].symbols.size(), 1u);
+  EXPECT_EQ(table.name(*regions[1].symbols[0]), "second");
+  EXPECT_EQ(regions[0].window(), regions[1].window());
+  // sectionOf agrees with the plan, symbol by symbol.
+  EXPECT_EQ(planner.sectionOf(kBase + 0x3000), regions[1].section);
+  EXPECT_EQ(sections(planner.planWindow(windowIndexOf(kBase))), sections(regions));
+}
+
+TEST(RegionPlanner, FilePagesBetweenCodeAreNeverCoveredOrNamed) {
+  SymbolTable table;
+  table.add(kBase + 0x1000, 0x40, "jit");
+  table.add(kBase + 0x2100, 0x40, "stale name over a library");
+  JitAddressSpace space = JitAddressSpace::fromMemoryMap(
+      {anon(kBase, kBase + 0x2000), file(kBase + 0x2000, kBase + 0x3000)});
+  RegionPlanner planner(table, space);
+  uint64_t leftOut = 0;
+  std::vector<PlannedRegion> regions = planner.plan(&leftOut);
+  EXPECT_EQ(leftOut, 1u);
+  ASSERT_EQ(regions.size(), 1u);
+  EXPECT_LE(regions[0].section.end, kBase + 0x2000);
+  EXPECT_FALSE(planner.sectionOf(kBase + 0x2100).has_value());
+}
+
+TEST(RegionPlanner, ClaimedRangesAreLikeFiles) {
+  // LLDB already has a module there (JITLoaderGDB's object, say).
+  SymbolTable table;
+  table.add(kBase + 0x1000, 0x40, "ours");
+  table.add(kBase + 0x8000, 0x40, "theirs");
+  JitAddressSpace space = JitAddressSpace::fromMemoryMap({anon(kBase, kBase + 0x10000)});
+  RegionPlanner planner(table, space, {{kBase + 0x8000, kBase + 0x9000}});
+  uint64_t leftOut = 0;
+  std::vector<PlannedRegion> regions = planner.plan(&leftOut);
+  EXPECT_EQ(leftOut, 1u);
+  ASSERT_EQ(regions.size(), 1u);
+  EXPECT_EQ(regions[0].section, (AddressRange{kBase, kBase + 0x8000}));
+}
+
+TEST(RegionPlanner, SymbolStraddlingAWindowEdgeStaysWhole) {
+  const uint64_t edge = kBase + kWindowSize;
+  SymbolTable table;
+  table.add(edge - 0x100, 0x300, "straddler"); // ends 0x200 into the next window
+  table.add(edge + 0x400, 0x40, "next");
+  JitAddressSpace space = JitAddressSpace::fromMemoryMap({anon(kBase, kBase + 4 * kWindowSize)});
+  RegionPlanner planner(table, space);
+  std::vector<PlannedRegion> regions = planner.plan();
+  ASSERT_EQ(regions.size(), 2u);
+  EXPECT_EQ(regions[0].section, (AddressRange{kBase, edge + 0x200}));
+  EXPECT_EQ(regions[1].section, (AddressRange{edge + 0x200, edge + kWindowSize}));
+  EXPECT_EQ(table.name(*regions[0].symbols[0]), "straddler");
+  // Sections never overlap, and the straddler's last byte has a region.
+  EXPECT_LE(regions[0].section.end, regions[1].section.start);
+  EXPECT_TRUE(regions[0].section.contains(edge + 0x1ff));
+  // Planning the next window alone gives the same region.
+  EXPECT_EQ(sections(planner.planWindow(windowIndexOf(edge))),
+            std::vector<AddressRange>{regions[1].section});
+}
+
+TEST(RegionPlanner, ARegionThatShrinksGetsTheSmallerSection) {
+  SymbolTable table;
+  table.add(kBase + 0x1000, 0x40, "f");
+  JitAddressSpace before = JitAddressSpace::fromMemoryMap({anon(kBase, kBase + 0x80000)});
+  JitAddressSpace after = JitAddressSpace::fromMemoryMap({anon(kBase, kBase + 0x4000)});
+  EXPECT_EQ(RegionPlanner(table, before).sectionOf(kBase + 0x1000),
+            (AddressRange{kBase, kBase + 0x80000}));
+  EXPECT_EQ(RegionPlanner(table, after).sectionOf(kBase + 0x1000),
+            (AddressRange{kBase, kBase + 0x4000}));
+}
+
+TEST(RegionPlanner, WithoutAMemoryMapSectionsCoverTheSymbolsPages) {
+  SymbolTable table;
+  table.add(kBase + 0x1010, 0x20, "a");
+  table.add(kBase + 0x2ff0, 0x20, "b"); // ends in the page after
+  table.add(kBase + 3 * kWindowSize + 0x10, 0x10, "far");
+  RegionPlanner planner(table, JitAddressSpace::unrestricted());
+  std::vector<PlannedRegion> regions = planner.plan();
+  ASSERT_EQ(regions.size(), 2u);
+  EXPECT_EQ(regions[0].section, (AddressRange{kBase + 0x1000, kBase + 0x4000}));
+  EXPECT_EQ(regions[1].section,
+            (AddressRange{kBase + 3 * kWindowSize, kBase + 3 * kWindowSize + 0x1000}));
+  std::vector<SectionSpec> specs = sectionsOf(regions);
+  ASSERT_EQ(specs.size(), 2u);
+  EXPECT_EQ(specs[1].name, ".jit1");
+  EXPECT_EQ(specs[1].size, 0x1000u);
+}
+
+TEST(RegionPlanner, TheSameInputGivesTheSamePlan) {
+  auto build = [](SymbolTable &table) {
+    for (uint64_t i = 0; i < 5000; ++i)
+      table.add(kBase + i * 0x400, 0x100, "fn" + std::to_string(i));
+  };
+  SymbolTable one, two;
+  build(one);
+  build(two);
+  JitAddressSpace space = JitAddressSpace::fromMemoryMap({anon(kBase, kBase + 0x200000),
+                                                          anon(kBase + 0x300000, kBase + 0x500000)});
+  std::vector<PlannedRegion> a = RegionPlanner(one, space).plan();
+  std::vector<PlannedRegion> b = RegionPlanner(two, space).plan();
+  ASSERT_EQ(sections(a), sections(b));
+  EXPECT_EQ(a.size(), 4u); // two windows per run
+  for (size_t i = 0; i < a.size(); ++i) {
+    EXPECT_EQ(a[i].symbols.size(), b[i].symbols.size());
+    EXPECT_EQ(regionUuid(one, a[i], "salt"), regionUuid(two, b[i], "salt"));
+    EXPECT_NE(regionUuid(one, a[i], "salt"), regionUuid(one, a[i], "other salt"));
+  }
+  EXPECT_NE(regionUuid(one, a[0], "salt"), regionUuid(one, a[1], "salt"));
+}
+
+TEST(RegionPlanner, FileNames) {
+  AddressRange section{0x7f3a2c000000, 0x7f3a2c100000};
+  EXPECT_EQ(RegionFiles::directory(section), "w7f3a2c000000");
+  EXPECT_EQ(RegionFiles::directory(section, 3u), "w7f3a2c000000-g3");
+  EXPECT_EQ(RegionFiles::symbols(), "jit.json");
+  EXPECT_EQ(RegionFiles::symbols(2), "jit.d2.json");
+  EXPECT_EQ(RegionFiles::debug(), "jit.debug");
+  EXPECT_EQ(RegionFiles::debug(4), "jit.debug4");
+}
+
+TEST(SymbolFileWriter, NeverWritesASizeLLDBMisreads) {
+  EXPECT_FALSE(lldbMisreadsJsonOfSize(4096));  // read, not mapped
+  EXPECT_FALSE(lldbMisreadsJsonOfSize(12288));
+  EXPECT_TRUE(lldbMisreadsJsonOfSize(16384));
+  EXPECT_TRUE(lldbMisreadsJsonOfSize(20480));
+  EXPECT_FALSE(lldbMisreadsJsonOfSize(16385));
+  // Grow one name a byte at a time across several page multiples: every
+  // rendering stays valid JSON of a size LLDB reads whole.
+  SymbolFileSpec spec;
+  spec.triple = "x86_64-pc-linux-gnu";
+  spec.uuid = "01234567-89AB-5CDE-8F01-23456789ABCD";
+  unsigned hits = 0;
+  // Names are cut to 4 KiB: full names before one whose length varies.
+  for (int full : {3, 4}) {
+    size_t previous = 0;
+    for (size_t pad = 0; pad < kMaxSymbolNameBytes; ++pad) {
+      SymbolTable table;
+      for (int i = 0; i < full; ++i)
+        table.add(0x100 + i * 0x10, 0x10, std::string(4000, 'a' + i));
+      table.add(0x1000, 0x10, std::string(pad, 'x'));
+      std::vector<const Symbol *> all;
+      table.forEach([&](const Symbol &s) { all.push_back(&s); });
+      std::string text = renderSymbolFile(spec, table, all);
+      ASSERT_FALSE(lldbMisreadsJsonOfSize(text.size())) << text.size();
+      ASSERT_EQ(text.back(), '\n');
+      hits += text.size() == previous; // a misread size, moved on by one byte
+      previous = text.size();
+    }
+  }
+  EXPECT_EQ(hits, 2u); // 16 KiB, then 20 KiB
+}
+
+TEST(LldbCommand, QuotesEveryByteAsLLDBReadsIt) {
+  EXPECT_EQ(*lldbQuoted("/a b/c"), "\"/a b/c\"");
+  EXPECT_EQ(*lldbQuoted("q\"x"), "\"q\\\"x\"");
+  EXPECT_EQ(*lldbQuoted("b\\s"), "\"b\\\\s\"");
+  EXPECT_EQ(*lldbQuoted("s;t`u$v'w é"), "\"s;t`u$v'w é\"");
+  EXPECT_EQ(*lldbCommandWithPath("target symbols add", "-x"),
+            "target symbols add -- \"-x\"");
+  llvm::Expected<std::string> broken = lldbQuoted("line\nbreak");
+  ASSERT_FALSE(static_cast<bool>(broken));
+  EXPECT_NE(llvm::toString(broken.takeError()).find("line break"), std::string::npos);
+}
