@@ -5,6 +5,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 namespace jitsym {
@@ -247,14 +248,31 @@ std::optional<uint64_t> parseBootTime(std::string_view procStat) {
   return std::nullopt;
 }
 
+// When this machine booted, in seconds since the epoch: from the clocks, to the
+// microsecond. /proc/stat's btime is cut to whole seconds, which moved start
+// times up to a second early and let a map written 2.5 s before a process
+// started pass for the process's own.
+static std::optional<double> bootSecondsFromClocks() {
+  struct timespec now, sinceBoot;
+  if (::clock_gettime(CLOCK_REALTIME, &now) != 0 ||
+      ::clock_gettime(CLOCK_BOOTTIME, &sinceBoot) != 0)
+    return std::nullopt;
+  return double(now.tv_sec - sinceBoot.tv_sec) + double(now.tv_nsec - sinceBoot.tv_nsec) / 1e9;
+}
+
 std::optional<double> readProcessStartSeconds(uint64_t pid, const std::string &procRoot) {
   std::optional<ProcessIdentity> identity = readProcessIdentity(pid, procRoot);
-  std::optional<std::string> stat = readFile(procRoot + "/stat");
-  std::optional<uint64_t> boot = stat ? parseBootTime(*stat) : std::nullopt;
+  std::optional<double> boot;
+  if (procRoot == "/proc") {
+    boot = bootSecondsFromClocks();
+  } else if (std::optional<std::string> stat = readFile(procRoot + "/stat")) {
+    if (std::optional<uint64_t> seconds = parseBootTime(*stat))
+      boot = double(*seconds); // another machine's /proc (tests): its btime
+  }
   const long ticksPerSecond = ::sysconf(_SC_CLK_TCK);
   if (!identity || !boot || ticksPerSecond <= 0)
     return std::nullopt;
-  return double(*boot) + double(identity->startTime) / double(ticksPerSecond);
+  return *boot + double(identity->startTime) / double(ticksPerSecond);
 }
 
 PerfMapSearch searchPerfMap(uint64_t pid, const std::string &procRoot) {

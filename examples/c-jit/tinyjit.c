@@ -59,7 +59,9 @@ static struct {
     const char *map_path;
     const char *map_dir;
     const char *android_app;
-} opt = { 3, 0, 0, 0, NULL, NULL, NULL };
+    int split_runs;      /* --split-runs */
+    size_t bulk_stride;  /* --bulk-stride */
+} opt = { 3, 0, 0, 0, NULL, NULL, NULL, 0, BULK_FN_SIZE };
 
 static int map_fd = -1;
 static unsigned char *region; /* main 1 MiB code region */
@@ -74,18 +76,23 @@ static void usage(FILE *out)
 {
     fprintf(out,
             "usage: tinyjit [--phases N] [--sleep-ms M] [--map-form plain|0x]\n"
-            "               [--bulk N] [--map PATH | --map-dir DIR] [--crash-at N]\n"
+            "               [--bulk N] [--bulk-stride B] [--map PATH | --map-dir DIR]\n"
+            "               [--crash-at N]\n"
+            "               [--split-runs]\n"
             "  --phases N      number of JIT phases to run (1..%d, default 3)\n"
             "  --sleep-ms M    sleep M milliseconds between phases (default 0)\n"
             "  --map-form F    'plain' (default, like Node) or '0x' (like HotSpot)\n"
             "  --bulk N        emit N dummy functions jit_bulk_<i> before phase 1\n"
+            "  --bulk-stride B place them B bytes apart (16..1048576, default 16)\n"
             "  --map PATH      perf map path (default /tmp/perf-<pid>.map)\n"
             "  --map-dir DIR   perf map at DIR/perf-<pid>.map (Android: /data/local/tmp,\n"
             "                  or an app's /data/data/<package>)\n"
             "  --android-app P be named P as Android's zygote names an app process (its\n"
             "                  command line becomes P) and write the map where an app\n"
             "                  does: /data/data/P/perf-<pid>.map\n"
-            "  --crash-at N    crash (SIGSEGV in jit_probe, called from JIT code) in phase N\n",
+            "  --crash-at N    crash (SIGSEGV in jit_probe, called from JIT code) in phase N\n"
+            "  --split-runs    map a file page between phase 1's code and the later phases'\n"
+            "                  code: two runs of JIT memory in one 1 MiB window\n",
             MAX_PHASES);
 }
 
@@ -198,23 +205,66 @@ static void emit_call_abs(struct emitter *e, uintptr_t target)
     emit_u8(e, 0xff); emit_u8(e, 0xd0);             /* call rax       */
 }
 
+/* --split-runs: a page of a file mapped at SPLIT_FILE_PAGE cuts the region in
+   two runs of anonymous memory in one 1 MiB window; the slots of phase 2 and
+   later start at SPLIT_SECOND_RUN, in the second run. */
+#define SPLIT_FILE_PAGE  ((size_t)0x1000)
+#define SPLIT_SECOND_RUN ((size_t)0x2000)
+
 static unsigned char *slot_addr(int slot)
 {
-    return region + (size_t)slot * SLOT_SIZE;
+    size_t offset = (size_t)slot * SLOT_SIZE;
+    if (opt.split_runs && slot >= 2)
+        offset += SPLIT_SECOND_RUN;
+    return region + offset;
+}
+
+/* The region's anonymous memory (both runs with --split-runs) gets `prot`. */
+static void region_protect(int prot, const char *what)
+{
+    if (!opt.split_runs) {
+        if (mprotect(region, REGION_SIZE, prot) != 0)
+            die(what);
+        return;
+    }
+    if (mprotect(region, SPLIT_FILE_PAGE, prot) != 0 ||
+        mprotect(region + SPLIT_SECOND_RUN, REGION_SIZE - SPLIT_SECOND_RUN, prot) != 0)
+        die(what);
 }
 
 /* Make the whole region writable (and not executable) / executable again. */
 static void region_writable(void)
 {
-    if (mprotect(region, REGION_SIZE, PROT_READ | PROT_WRITE) != 0)
-        die("mprotect RW");
+    region_protect(PROT_READ | PROT_WRITE, "mprotect RW");
 }
 
 static void region_executable(void)
 {
     __builtin___clear_cache((char *)region, (char *)region + REGION_SIZE);
-    if (mprotect(region, REGION_SIZE, PROT_READ | PROT_EXEC) != 0)
-        die("mprotect RX");
+    region_protect(PROT_READ | PROT_EXEC, "mprotect RX");
+}
+
+/* A 1 MiB region aligned to 1 MiB (one window), with the executable's first
+   page mapped over its second page. */
+static unsigned char *map_split_region(void)
+{
+    unsigned char *reserve = mmap(NULL, 2 * REGION_SIZE, PROT_READ | PROT_WRITE,
+                                  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (reserve == MAP_FAILED)
+        die("mmap code region");
+    uintptr_t aligned = ((uintptr_t)reserve + REGION_SIZE - 1) & ~(uintptr_t)(REGION_SIZE - 1);
+    unsigned char *start = (unsigned char *)aligned;
+    if (start > reserve)
+        munmap(reserve, (size_t)(start - reserve));
+    munmap(start + REGION_SIZE, (size_t)(reserve + 2 * REGION_SIZE - (start + REGION_SIZE)));
+    int fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        die("open /proc/self/exe");
+    if (mmap(start + SPLIT_FILE_PAGE, SPLIT_SECOND_RUN - SPLIT_FILE_PAGE, PROT_READ,
+             MAP_PRIVATE | MAP_FIXED, fd, 0) == MAP_FAILED)
+        die("mmap the file page");
+    close(fd);
+    return start;
 }
 
 static struct emitter slot_begin(int slot)
@@ -270,7 +320,7 @@ static size_t compile_reused_leaf(int slot, int phase)
 static void emit_bulk(long n)
 {
     size_t page = (size_t)sysconf(_SC_PAGESIZE);
-    size_t bytes = (size_t)n * BULK_FN_SIZE;
+    size_t bytes = (size_t)n * opt.bulk_stride;
     size_t size = (bytes + page - 1) / page * page;
     unsigned char *bulk;
     char name[64];
@@ -281,7 +331,7 @@ static void emit_bulk(long n)
         die("mmap bulk region");
     memset(bulk, 0xcc, size);
     for (long i = 0; i < n; i++) {
-        struct emitter e = { bulk + (size_t)i * BULK_FN_SIZE, 0, BULK_FN_SIZE };
+        struct emitter e = { bulk + (size_t)i * opt.bulk_stride, 0, BULK_FN_SIZE };
         emit_prologue(&e);
         emit_epilogue(&e);
         while (e.len < BULK_FN_SIZE)
@@ -292,7 +342,7 @@ static void emit_bulk(long n)
         die("mprotect bulk RX");
     for (long i = 0; i < n; i++) {
         snprintf(name, sizeof name, "jit_bulk_%ld", i);
-        map_add((uintptr_t)(bulk + (size_t)i * BULK_FN_SIZE), BULK_FN_SIZE,
+        map_add((uintptr_t)(bulk + (size_t)i * opt.bulk_stride), BULK_FN_SIZE,
                 name);
     }
 }
@@ -361,7 +411,7 @@ static void sleep_ms(long ms)
 static int known_option(const char *name)
 {
     static const char *const names[] = {
-        "--phases", "--sleep-ms", "--bulk", "--map", "--map-dir", "--map-form", "--crash-at",
+        "--phases", "--sleep-ms", "--bulk", "--bulk-stride", "--map", "--map-dir", "--map-form", "--crash-at",
         "--android-app",
     };
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
@@ -381,6 +431,10 @@ static void parse_args(int argc, char **argv)
         if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
             usage(stdout);
             exit(0);
+        }
+        if (strcmp(a, "--split-runs") == 0) {
+            opt.split_runs = 1;
+            continue;
         }
         if (strncmp(a, "--", 2) != 0)
             bad_args("unexpected argument", a);
@@ -411,6 +465,8 @@ static void parse_args(int argc, char **argv)
             crash_at_phase = (int)parse_long(val, 1, MAX_PHASES, name);
         else if (strcmp(name, "--bulk") == 0)
             opt.bulk = parse_long(val, 0, MAX_BULK, name);
+        else if (strcmp(name, "--bulk-stride") == 0)
+            opt.bulk_stride = (size_t)parse_long(val, BULK_FN_SIZE, 1L << 20, name);
         else if (strcmp(name, "--map") == 0) {
             if (*val == '\0')
                 bad_args("empty value for", name);
@@ -460,11 +516,17 @@ int main(int argc, char **argv)
         rename_as_android_app(argc, argv);
     map_open();
 
-    region = mmap(NULL, REGION_SIZE, PROT_READ | PROT_WRITE,
-                  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (region == MAP_FAILED)
-        die("mmap code region");
-    memset(region, 0xcc, REGION_SIZE);
+    if (opt.split_runs) {
+        region = map_split_region();
+        memset(region, 0xcc, SPLIT_FILE_PAGE);
+        memset(region + SPLIT_SECOND_RUN, 0xcc, REGION_SIZE - SPLIT_SECOND_RUN);
+    } else {
+        region = mmap(NULL, REGION_SIZE, PROT_READ | PROT_WRITE,
+                      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (region == MAP_FAILED)
+            die("mmap code region");
+        memset(region, 0xcc, REGION_SIZE);
+    }
     region_executable();
 
     if (opt.bulk > 0)

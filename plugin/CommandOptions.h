@@ -1,0 +1,33 @@
+// The options of `jit-sync`, parsed from its arguments as a pure function: one
+// action per command (a sync, or one of --status, --clear, --auto, ...), and
+// options that belong to another action, or that come twice, are refused with
+// a message instead of being ignored.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "TargetSync.h"
+
+namespace jitsym::plugin {
+
+struct CommandOptions {
+  enum class Action { Sync, Status, Clear, Auto, WatchCompiles, JvmSignals, Help };
+  Action action = Action::Sync;
+  SyncOptions sync;                     // --map, --jitdump, --dir, --force
+  std::optional<std::string> exportDir; // --export, after the sync
+  bool onStop = false;                  // the stop hook's own sync
+  bool on = false;                      // the value of --auto, --watch-compiles, --jvm-signals
+};
+
+// Parses `args`; an error message (without the command's name) when they are
+// not one consistent command.
+std::optional<CommandOptions> parseCommandOptions(const std::vector<std::string> &args,
+                                                  std::string &error);
+
+// `help jit-sync` and `jit-sync --help`.
+extern const char *const kJitSyncHelp;
+extern const char *const kJitSyncSyntax;
+
+} // namespace jitsym::plugin

@@ -1,0 +1,179 @@
+// The `jit-sync` command: one action per invocation (CommandOptions.h), run
+// on the selected target's TargetSync under the registry lock.
+#include "JitSyncCommand.h"
+
+#include <sstream>
+
+#include "CommandOptions.h"
+#include "Hooks.h"
+#include "JvmSignals.h"
+#include "Registry.h"
+#include "jitsym/LldbCommand.h"
+
+namespace jitsym::plugin {
+namespace {
+
+std::string summary(const SyncReport &r) {
+  std::ostringstream out;
+  out.setf(std::ios::fixed);
+  out.precision(1);
+  out << "jit-sync: " << r.source << ": " << r.symbols << " symbols in " << r.regions
+      << (r.regions == 1 ? " region" : " regions") << ", " << r.added << " new";
+  if (r.removed)
+    out << ", " << r.removed << " replaced";
+  if (r.shadowed)
+    out << ", " << r.shadowed << " skipped (file-backed or unmapped)";
+  out << ", " << r.milliseconds << " ms";
+  return out.str();
+}
+
+class JitSyncCommand : public lldb::SBCommandPluginInterface {
+public:
+  bool DoExecute(lldb::SBDebugger debugger, char **args,
+                 lldb::SBCommandReturnObject &result) override {
+    std::vector<std::string> words;
+    for (size_t i = 0; args && args[i]; ++i)
+      words.push_back(args[i]);
+    std::string error;
+    std::optional<CommandOptions> parsed = parseCommandOptions(words, error);
+    if (!parsed) {
+      result.SetError(("jit-sync: " + error).c_str());
+      return false;
+    }
+    const CommandOptions &options = *parsed;
+    using Action = CommandOptions::Action;
+    if (options.action == Action::Help) {
+      result.Printf("%s\n\nSyntax: %s\n", kJitSyncHelp, kJitSyncSyntax);
+      result.SetStatus(lldb::eReturnStatusSuccessFinishResult);
+      return true;
+    }
+    std::lock_guard<std::mutex> lock(registryMutex());
+    Registry &reg = registry();
+    reg.prune();
+    lldb::SBTarget target = debugger.GetSelectedTarget();
+
+    // --auto, --jvm-signals, --watch-compiles: a switch for every target of
+    // this debugger, and the default of the ones created later.
+    auto switchAll = [&](bool on, auto setDefault, auto apply, const char *what) {
+      (reg.*setDefault)(on);
+      for (uint32_t i = 0; i < debugger.GetNumTargets(); ++i)
+        apply(reg.forTarget(debugger.GetTargetAtIndex(i)), on);
+      result.Printf("jit-sync: %s is %s\n", what, on ? "on" : "off");
+      result.SetStatus(lldb::eReturnStatusSuccessFinishResult);
+      return true;
+    };
+    if (options.action == Action::Auto)
+      return switchAll(options.on, &Registry::setDefaultAuto,
+                       [](TargetSync &state, bool on) { state.autoSync = on; },
+                       "automatic sync at every stop");
+    if (options.action == Action::JvmSignals)
+      return switchAll(options.on, &Registry::setDefaultJvmSignals,
+                       [](TargetSync &state, bool on) { state.jvmSignals = on; },
+                       "passing a JVM's own signals to it");
+    if (options.action == Action::WatchCompiles)
+      return switchAll(options.on, &Registry::setDefaultWatch,
+                       [](TargetSync &state, bool on) {
+                         state.watchCompiles = on;
+                         updateCompileWatch(state);
+                       },
+                       "resolving pending breakpoints at compile time");
+    if (!target.IsValid()) {
+      if (options.onStop)
+        return true;
+      result.SetError("jit-sync: no target selected");
+      return false;
+    }
+    TargetSync &state = reg.forTarget(target);
+    if (options.action == Action::Status) {
+      updateCompileWatch(state);
+      result.Printf("%s", state.status().c_str());
+      if (state.compileWatch.installed())
+        result.Printf("compile watch: on, %zu write location(s): a breakpoint is pending\n",
+                      state.compileWatch.locations(target));
+      else if (!state.watchCompiles)
+        result.Printf("compile watch: off (--watch-compiles off)\n");
+      else if (state.runsJvm())
+        result.Printf("compile watch: off (a JVM: its jitdump is read at stops)\n");
+      else
+        result.Printf("compile watch: off (no pending breakpoint)\n");
+      result.SetStatus(lldb::eReturnStatusSuccessFinishResult);
+      return true;
+    }
+    if (options.action == Action::Clear) {
+      state.reset();
+      result.Printf("jit-sync: cleared the JIT modules of this target\n");
+      result.SetStatus(lldb::eReturnStatusSuccessFinishResult);
+      return true;
+    }
+    // An attached JVM (or one launched before the plugin was loaded): its
+    // signals, once, at the first stop.
+    if (state.jvmSignals && !state.jvmSignalsChecked && target.GetProcess().IsValid() &&
+        state.runsJvm()) {
+      state.jvmSignalsChecked = true;
+      result.Printf("%s", passJvmSignalsToProcess(debugger, target).c_str());
+    }
+    if (options.onStop && !state.autoSync)
+      return true;
+
+    llvm::Expected<SyncReport> report = state.sync(debugger, options.sync);
+    if (!report) {
+      std::string message = "jit-sync: " + llvm::toString(report.takeError());
+      if (options.onStop) {
+        // Said once, not at every stop.
+        if (message != state.lastStopError)
+          writeText(debugger.GetErrorFile(), "error: " + message + "\n");
+        state.lastStopError = message;
+        return true;
+      }
+      result.SetError(message.c_str());
+      return false;
+    }
+    state.lastStopError.clear();
+    if (state.hasModules())
+      exitWatcher().ensureRunning();
+    updateCompileWatch(state);
+    // At a stop, speak only of problems: the user asked for a backtrace.
+    // A map's problem has a line; a jitdump's names its byte offset and record.
+    auto say = [&](const std::string &text) {
+      if (options.onStop)
+        writeText(debugger.GetErrorFile(), text);
+      else
+        result.Printf("%s", text.c_str());
+    };
+    for (const Diagnostic &d : report->diagnostics)
+      say("warning: jit-sync: " + d.str() + (d.line ? " (line skipped)" : "") + "\n");
+    if (report->interrupted) // said even at a stop: the user pressed Ctrl-C
+      say("jit-sync: " + report->note + "\n");
+    else if (!options.onStop) {
+      if (report->source.empty())
+        result.Printf("jit-sync: %s\n", report->note.c_str());
+      else
+        result.Printf("%s\n", summary(*report).c_str());
+    }
+    if (options.exportDir) {
+      llvm::Expected<ExportReport> exported = state.exportTo(*options.exportDir);
+      if (!exported) {
+        std::string message = "jit-sync: " + llvm::toString(exported.takeError());
+        result.SetError(message.c_str());
+        return false;
+      }
+      llvm::Expected<std::string> load = lldbQuoted(*options.exportDir + "/load.lldb");
+      const std::string source =
+          load ? "command source " + *load : llvm::toString(load.takeError());
+      result.Printf("jit-sync: exported %llu symbols in %llu region%s to %s; in another "
+                    "session: %s\n",
+                    static_cast<unsigned long long>(exported->symbols),
+                    static_cast<unsigned long long>(exported->regions),
+                    exported->regions == 1 ? "" : "s", options.exportDir->c_str(),
+                    source.c_str());
+    }
+    result.SetStatus(lldb::eReturnStatusSuccessFinishResult);
+    return true;
+  }
+};
+
+} // namespace
+
+lldb::SBCommandPluginInterface *newJitSyncCommand() { return new JitSyncCommand(); }
+
+} // namespace jitsym::plugin

@@ -1,0 +1,25 @@
+// The registry of targets and the exit watcher.
+#include "Registry.h"
+
+namespace jitsym::plugin {
+
+Registry &registry() {
+  static Registry *instance = new Registry(); // lives as long as liblldb
+  return *instance;
+}
+std::mutex &registryMutex() {
+  static std::mutex *m = new std::mutex();
+  return *m;
+}
+
+ExitWatcher &exitWatcher() {
+  static ExitWatcher *instance = new ExitWatcher(); // never destroyed: see stop()
+  return *instance;
+}
+
+// The watcher's thread runs this library's code: it ends before the library is
+// unloaded (SBDebugger::Terminate, as at Python's exit, unloads plugins without
+// destroying the debuggers first) or the process exits.
+__attribute__((destructor)) void stopExitWatcherAtUnload() { exitWatcher().stop(); }
+
+} // namespace jitsym::plugin

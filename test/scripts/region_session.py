@@ -1,0 +1,121 @@
+"""Debugs the example JIT (tinyjit) with jitsym's plugin and a perf map this
+script writes into the JIT's own anonymous memory, then checks what LLDB holds:
+every symbol of the map in a JIT module, at its address, with its name.
+
+usage: region_session.py SCENARIO PLUGIN TINYJIT
+
+scenarios:
+  page-multiple  one window whose JSON symbol file would be 16 KiB exactly, a
+                 size LLDB misreads (it takes the mapped file's length with
+                 strlen): jitsym must write another size, and LLDB load it
+  many-windows   tinyjit --bulk 100000 spread over 256 MiB (256 windows): the
+                 first sync at the stop must give LLDB every symbol
+"""
+import json
+import os
+import random
+import shutil
+import sys
+import tempfile
+
+import lldb
+
+scenario, plugin, tinyjit = sys.argv[1:4]
+work = tempfile.mkdtemp(prefix="jitsym-region-session-")
+
+lldb.SBDebugger.Initialize()
+debugger = lldb.SBDebugger.Create(False)
+debugger.SetAsync(False)
+interpreter = debugger.GetCommandInterpreter()
+
+
+def run(command):
+    result = lldb.SBCommandReturnObject()
+    interpreter.HandleCommand(command, result)
+    return (result.GetOutput() or "") + (result.GetError() or "")
+
+
+def jit_symbols(target):
+    """{address: (name, size)} of the symbols of jitsym's modules."""
+    found = {}
+    for module in target.module_iter():
+        if not module.GetFileSpec().fullpath.startswith(os.environ["JITSYM_DIR"]):
+            continue
+        for symbol in module:
+            start = symbol.GetStartAddress().GetLoadAddress(target)
+            end = symbol.GetEndAddress().GetLoadAddress(target)
+            found[start] = (symbol.GetName(), end - start)
+    return found
+
+
+def check(expected, target):
+    """Every (address, size, name) of `expected` is in LLDB: listed in a JIT
+    module, and found by address."""
+    held = jit_symbols(target)
+    missing = [e for e in expected if held.get(e[0]) != (e[2], e[1])]
+    print("map: %d symbols; in JIT modules: %d; missing: %d" %
+          (len(expected), len(held), len(missing)))
+    for address, size, name in missing[:5]:
+        print("  missing 0x%x %s (LLDB has %r)" % (address, name[:40], held.get(address)))
+    sample = random.Random(7).sample(expected, min(30, len(expected)))
+    named = 0
+    for address, size, name in sample:
+        symbol = target.ResolveLoadAddress(address + size // 2).GetSymbol()
+        named += symbol.IsValid() and symbol.GetName() == name
+    print("sampled addresses named: %d of %d" % (named, len(sample)))
+
+
+def window_json_size(triple, symbols):
+    """The size of the JSON symbol file jitsym renders for a new module with
+    `symbols` if it wrote it as is (nlohmann::json, indent 1)."""
+    doc = {"triple": triple, "uuid": "0" * 36, "type": "jit",
+           "symbols": [{"name": n, "type": "code", "address": a, "size": s}
+                       for a, s, n in symbols]}
+    return len(json.dumps(doc, indent=1)) + 1
+
+
+run("plugin load " + plugin)
+if scenario == "page-multiple":
+    target = debugger.CreateTarget(tinyjit)
+    target.BreakpointCreateByName("jit_probe")
+    process = target.LaunchSimple(["--split-runs", "--phases", "1", "--map",
+                                   os.path.join(work, "tinyjit.map")], None, work)
+    # The region is one aligned window; its second run starts at +0x2000.
+    leaf = process.GetSelectedThread().GetFrameAtIndex(1).GetPC()
+    base = leaf & ~0xFFFFF
+    symbols = [(base + 0x3000 + i * 0x40, 0x40, "fn_%03d" % i) for i in range(150)]
+    extra = 16384 - window_json_size(target.GetTriple(), symbols)
+    assert 0 < extra < 4000, extra
+    symbols[0] = (symbols[0][0], 0x40, "fn_000" + "x" * extra)
+    print("JSON as rendered plainly: %d bytes" % window_json_size(target.GetTriple(), symbols))
+    map_path = os.path.join(work, "page-multiple.map")
+    with open(map_path, "w") as out:
+        for address, size, name in symbols:
+            out.write("%x %x %s\n" % (address, size, name))
+    print(run("jit-sync --map " + map_path).strip())
+    # Beside this target's JIT modules (other sessions share JITSYM_DIR).
+    written = [os.path.join(m.GetFileSpec().GetDirectory(), "jit.json")
+               for m in target.module_iter()
+               if m.GetFileSpec().fullpath.startswith(os.environ["JITSYM_DIR"])]
+    print("JSON written: %s bytes" % sorted(os.path.getsize(f) for f in written))
+    check(symbols, target)
+elif scenario == "many-windows":
+    target = debugger.CreateTarget(tinyjit)
+    target.BreakpointCreateByName("jit_probe")
+    map_path = os.path.join(work, "bulk.map")
+    # 100,000 functions 2684 bytes apart: 256 MiB, 256 windows.
+    process = target.LaunchSimple(["--bulk", "100000", "--bulk-stride", "2684", "--phases",
+                                   "1", "--map", map_path], None, work)
+    # The first sync of the session: a script's launch runs no stop hook.
+    print(run("jit-sync --map " + map_path).split(",")[0])
+    expected = []
+    with open(map_path) as f:
+        for line in f:
+            address, size, name = line.rstrip("\n").split(" ", 2)
+            expected.append((int(address, 16), int(size, 16), name))
+    check(expected, target)
+    status = run("jit-sync --status")
+    print([l for l in status.splitlines() if l.startswith("regions:")][0])
+process.Kill()
+lldb.SBDebugger.Destroy(debugger)
+shutil.rmtree(work)
