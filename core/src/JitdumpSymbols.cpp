@@ -38,6 +38,13 @@ std::optional<std::string> repairedFileName(std::string_view file, std::string_v
   return std::nullopt;
 }
 
+JitdumpSymbols::JitdumpSymbols(SymbolTable &table, LineTables &lines,
+                               JitdumpSymbolsOptions options)
+    : table_(table), lines_(lines), options_(std::move(options)),
+      owned_(std::make_shared<Owned>(Owned{lines, options_.unwind, {}})) {
+  table_.onOwnedGone([owned = owned_](uint64_t start) { owned->gone(start); });
+}
+
 void JitdumpSymbols::onRewrite() {
   table_.clear();
   lines_.clear();
@@ -46,7 +53,7 @@ void JitdumpSymbols::onRewrite() {
   pendingEhFrame_.reset();
   if (options_.unwind)
     options_.unwind->clear();
-  codeStarts_.clear();
+  owned_->codeStarts.clear();
   header_.reset();
 }
 
@@ -74,9 +81,9 @@ void JitdumpSymbols::onRecord(const JitdumpRecord &record, uint64_t offset) {
 
 void JitdumpSymbols::load(const JitCodeLoad &load) {
   ++loads;
-  table_.add(load.codeAddress, load.codeSize, load.name);
+  table_.add(load.codeAddress, load.codeSize, load.name, kOwnedFlag);
   if (options_.trackCodeStarts)
-    codeStarts_.insert(load.codeAddress);
+    owned_->codeStarts.insert(load.codeAddress);
   loadLines(load);
   if (options_.unwind)
     loadUnwindTables(load);
@@ -152,10 +159,10 @@ void JitdumpSymbols::move(const JitCodeMove &move) {
   }
   const std::string name(table_.name(*old));
   table_.remove(move.oldAddress, move.codeSize);
-  table_.add(move.newAddress, move.codeSize, name);
+  table_.add(move.newAddress, move.codeSize, name, kOwnedFlag);
   if (options_.trackCodeStarts) {
-    codeStarts_.erase(move.oldAddress);
-    codeStarts_.insert(move.newAddress);
+    owned_->codeStarts.erase(move.oldAddress);
+    owned_->codeStarts.insert(move.newAddress);
   }
   lines_.move(move.oldAddress, move.newAddress);
   if (options_.unwind)
@@ -172,11 +179,7 @@ void JitdumpSymbols::unload(const JitCodeUnload &unload) {
     return;
   }
   table_.remove(unload.codeAddress, unload.codeSize);
-  if (options_.trackCodeStarts)
-    codeStarts_.erase(unload.codeAddress);
-  lines_.erase(unload.codeAddress);
-  if (options_.unwind)
-    options_.unwind->erase(unload.codeAddress);
+  owned_->gone(unload.codeAddress); // now rather than when the table applies it
 }
 
 } // namespace jitsym
