@@ -1,42 +1,11 @@
-// Jitdump records applied to a symbol table and line tables.
+// Jitdump records applied to a symbol table and line tables, V8's damaged
+// file names repaired on the way (V8Repairs).
 #include "jitsym/JitdumpSymbols.h"
 
-#include <algorithm>
-
 #include "jitsym/HexText.h"
+#include "jitsym/V8Repairs.h"
 
 namespace jitsym {
-namespace {
-
-bool garbled(std::string_view text) {
-  return std::any_of(text.begin(), text.end(),
-                     [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; });
-}
-
-} // namespace
-
-bool hasBytecodeOffsetsForLines(std::string_view codeName) {
-  return codeName.substr(0, 4) == "JS:^";
-}
-
-std::optional<std::string> repairedFileName(std::string_view file, std::string_view codeName) {
-  if (!garbled(file))
-    return std::string(file);
-  // V8 names the code and its lines after the same script: the path in the
-  // name ("JS:*f /a/app.js:3:7") is the intact copy if its length is the same.
-  std::string_view path = codeName.substr(codeName.rfind(' ') + 1);
-  for (int field = 0; field < 2; ++field) { // drop ":column", then ":line"
-    const size_t colon = path.rfind(':');
-    if (colon == std::string_view::npos || colon + 1 == path.size() ||
-        !std::all_of(path.begin() + colon + 1, path.end(),
-                     [](char c) { return c >= '0' && c <= '9'; }))
-      return std::nullopt; // not a "path:line:column" name
-    path = path.substr(0, colon);
-  }
-  if (path.size() == file.size() && !garbled(path))
-    return std::string(path);
-  return std::nullopt;
-}
 
 JitdumpSymbols::JitdumpSymbols(SymbolTable &table, LineTables &lines,
                                JitdumpSymbolsOptions options)
@@ -129,22 +98,12 @@ void JitdumpSymbols::loadLines(const JitCodeLoad &load) {
   }
   std::vector<JitLineEntry> entries = std::move(pending->second);
   pendingLines_.erase(pending);
-  std::deque<std::string> files; // repaired names, one per run of equal names
-  std::string_view original;
-  std::optional<std::string> repaired;
-  for (JitLineEntry &entry : entries) {
+  for (JitLineEntry &entry : entries)
     entry.address = entry.address >= load.codeAddress + kPerfDebugAddressBias
                         ? entry.address - kPerfDebugAddressBias
                         : load.codeAddress;
-    if (files.empty() || entry.file != original) {
-      original = entry.file;
-      repaired = repairedFileName(entry.file, load.name);
-      files.push_back(repaired.value_or(""));
-    }
-    entry.file = files.back();
-    if (!repaired)
-      entry.line = 0; // a file name lost to V8: these addresses have no line
-  }
+  std::deque<std::string> files; // backs the repaired names until set() copies them
+  repairV8FileNames(entries, load.name, files);
   lines_.set(load.codeAddress, entries);
   if (pendingLines_.empty())
     pendingFiles_.clear();

@@ -84,16 +84,4 @@ private:
   std::shared_ptr<Owned> owned_;
 };
 
-// A file name from Node 20's V8 may hold bytes of freed memory (in part or in
-// whole) while its length is right; the code's name ("JS:*f /path/app.js:3:7")
-// holds the intact path. Returns the name, restored if it was damaged; nullopt
-// if it is damaged beyond repair.
-std::optional<std::string> repairedFileName(std::string_view file, std::string_view codeName);
-
-// V8 (through at least 11.3, Node 20) writes the debug info of its baseline
-// (Sparkplug, "JS:^") code with bytecode offsets where code offsets belong, so
-// those lines name the wrong instructions: they are dropped. Its optimized
-// ("JS:*") code has true code offsets.
-bool hasBytecodeOffsetsForLines(std::string_view codeName);
-
 } // namespace jitsym
