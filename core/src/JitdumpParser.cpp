@@ -1,6 +1,6 @@
-// Jitdump header and record parsing: bounds-checked reads in the writer's byte
-// order, no allocation except the line entries of CODE_DEBUG_INFO. Header-only
-// LLVM, so the fuzz target builds without libLLVM.
+// Jitdump header and record parsing: bounds-checked reads of the format's
+// layouts in the writer's byte order, no allocation except the line entries of
+// CODE_DEBUG_INFO. Header-only LLVM, so the fuzz target builds without libLLVM.
 #include "jitsym/JitdumpParser.h"
 
 #include <algorithm>
@@ -13,32 +13,25 @@
 namespace jitsym {
 namespace {
 
-constexpr uint32_t kSupportedVersion = 1;
 constexpr uint32_t kMaxHeaderSize = 1u << 20;
-constexpr size_t kCodeLoadFixed = kJitdumpRecordHeaderSize + 40;
-constexpr size_t kCodeMoveFixed = kJitdumpRecordHeaderSize + 48;
-constexpr size_t kDebugInfoFixed = kJitdumpRecordHeaderSize + 16;
-constexpr size_t kDebugEntryFixed = 16;
-constexpr size_t kUnwindingFixed = kJitdumpRecordHeaderSize + 24;
-constexpr size_t kCodeUnloadFixed = kJitdumpRecordHeaderSize + 32;
 // Line entries lie within this distance of their code's start.
 constexpr uint64_t kMaxDebugSpan = uint64_t(1) << 32;
 
-// Reads fixed-size fields and NUL-terminated strings from a byte range; every
-// read fails rather than run past the end.
+// Reads the format's layouts and NUL-terminated strings from a byte range;
+// every read fails rather than run past the end.
 class Cursor {
 public:
   Cursor(std::string_view bytes, bool byteSwapped, size_t at = 0)
-      : bytes_(bytes), at_(at),
-        order_(byteSwapped == (llvm::endianness::native == llvm::endianness::little)
-                   ? llvm::endianness::big
-                   : llvm::endianness::little) {}
+      : bytes_(bytes), at_(at), byteSwapped_(byteSwapped) {}
 
-  template <class T> bool read(T &value) {
-    if (at_ > bytes_.size() || bytes_.size() - at_ < sizeof(T))
+  // One of JitdumpFormat.h's structs, in this machine's byte order.
+  template <class Layout> bool read(Layout &layout) {
+    if (at_ > bytes_.size() || bytes_.size() - at_ < sizeof(Layout))
       return false;
-    value = llvm::support::endian::read<T>(bytes_.data() + at_, order_);
-    at_ += sizeof(T);
+    std::memcpy(&layout, bytes_.data() + at_, sizeof(Layout));
+    if (byteSwapped_)
+      byteSwap(layout);
+    at_ += sizeof(Layout);
     return true;
   }
   // A string ending at the first NUL before `limit`.
@@ -61,7 +54,7 @@ public:
 private:
   std::string_view bytes_;
   size_t at_;
-  llvm::endianness order_;
+  bool byteSwapped_;
 };
 
 // The helpers below fill `parse` in place (copies of the variant upset GCC's
@@ -88,18 +81,20 @@ void needBytes(JitdumpRecordParse &parse, uint64_t bytes) {
 
 void parseCodeLoad(Cursor &c, JitdumpRecordParse &parse, size_t available) {
   const uint32_t size = parse.record.size;
-  if (tooSmall(parse, kCodeLoadFixed + 1, "its fields and a name"))
+  if (tooSmall(parse, sizeof(jr_code_load) + 1, "its fields and a name"))
     return;
-  if (available < kCodeLoadFixed)
-    return needBytes(parse, kCodeLoadFixed);
+  if (available < sizeof(jr_code_load))
+    return needBytes(parse, sizeof(jr_code_load));
+  jr_code_load raw{};
+  c.read(raw);
   JitCodeLoad load;
-  c.read(load.pid);
-  c.read(load.tid);
-  c.read(load.vma);
-  c.read(load.codeAddress);
-  c.read(load.codeSize);
-  c.read(load.codeIndex);
-  if (load.codeSize > size - kCodeLoadFixed - 1)
+  load.pid = raw.pid;
+  load.tid = raw.tid;
+  load.vma = raw.vma;
+  load.codeAddress = raw.code_addr;
+  load.codeSize = raw.code_size;
+  load.codeIndex = raw.code_index;
+  if (load.codeSize > size - sizeof(jr_code_load) - 1)
     return malformed(parse, "code_size " + std::to_string(load.codeSize) +
                                 " leaves no room for the name in a record of " +
                                 std::to_string(size) + " bytes");
@@ -117,16 +112,18 @@ void parseCodeLoad(Cursor &c, JitdumpRecordParse &parse, size_t available) {
 }
 
 void parseCodeMove(Cursor &c, JitdumpRecordParse &parse) {
-  if (tooSmall(parse, kCodeMoveFixed))
+  jr_code_move raw{};
+  if (tooSmall(parse, sizeof raw))
     return;
+  c.read(raw);
   JitCodeMove move;
-  c.read(move.pid);
-  c.read(move.tid);
-  c.read(move.vma);
-  c.read(move.oldAddress);
-  c.read(move.newAddress);
-  c.read(move.codeSize);
-  c.read(move.codeIndex);
+  move.pid = raw.pid;
+  move.tid = raw.tid;
+  move.vma = raw.vma;
+  move.oldAddress = raw.old_code_addr;
+  move.newAddress = raw.new_code_addr;
+  move.codeSize = raw.code_size;
+  move.codeIndex = raw.code_index;
   if (move.newAddress + move.codeSize < move.newAddress)
     return malformed(parse, "new range wraps past the end of memory");
   parse.record.body = move;
@@ -134,28 +131,31 @@ void parseCodeMove(Cursor &c, JitdumpRecordParse &parse) {
 }
 
 void parseCodeUnload(Cursor &c, JitdumpRecordParse &parse) {
-  if (tooSmall(parse, kCodeUnloadFixed))
+  jitsym_code_unload raw{};
+  if (tooSmall(parse, sizeof raw))
     return;
+  c.read(raw);
   JitCodeUnload unload;
-  c.read(unload.pid);
-  c.read(unload.tid);
-  c.read(unload.codeAddress);
-  c.read(unload.codeSize);
-  c.read(unload.codeIndex);
+  unload.pid = raw.pid;
+  unload.tid = raw.tid;
+  unload.codeAddress = raw.code_addr;
+  unload.codeSize = raw.code_size;
+  unload.codeIndex = raw.code_index;
   parse.record.body = unload;
   parse.kind = JitdumpRecordParse::Complete;
 }
 
 void parseDebugInfo(Cursor &c, JitdumpRecordParse &parse) {
   const uint32_t size = parse.record.size;
-  if (tooSmall(parse, kDebugInfoFixed))
+  jr_code_debug_info raw{};
+  if (tooSmall(parse, sizeof raw))
     return;
+  c.read(raw);
   JitDebugInfo info;
-  uint64_t count = 0;
-  c.read(info.codeAddress);
-  c.read(count);
+  info.codeAddress = raw.code_addr;
+  const uint64_t count = raw.nr_entry;
   // Each entry takes at least its fixed part and a NUL.
-  if (count > (size - kDebugInfoFixed) / (kDebugEntryFixed + 1))
+  if (count > (size - sizeof raw) / (sizeof(debug_entry) + 1))
     return malformed(parse, "nr_entry " + std::to_string(count) +
                                 " entries cannot fit in a record of " +
                                 std::to_string(size) + " bytes");
@@ -168,15 +168,15 @@ void parseDebugInfo(Cursor &c, JitdumpRecordParse &parse) {
   };
   std::string_view previousFile;
   for (uint64_t i = 0; i < count; ++i) {
-    JitLineEntry entry;
+    debug_entry fixed{};
     std::string_view file;
     size_t entryStart = c.at();
-    if (!c.read(entry.address))
+    if (!c.read(fixed))
       return malformed(parse, "entry " + std::to_string(i) + " runs past the record's end");
     // While the address is implausible and the previous name (not a "same file"
     // marker) ended just before it, that name ended at a NUL inside it: let it
     // run on to the next NUL.
-    while (i > 0 && !plausible(entry.address) &&
+    while (i > 0 && !plausible(fixed.addr) &&
            info.entries.back().file.data() + info.entries.back().file.size() + 1 ==
                c.bytes().data() + entryStart) {
       JitLineEntry &last = info.entries.back();
@@ -188,11 +188,15 @@ void parseDebugInfo(Cursor &c, JitdumpRecordParse &parse) {
       last.file = std::string_view(last.file.data(), last.file.size() + 1 + more.size());
       previousFile = last.file;
       entryStart = c.at();
-      if (!c.read(entry.address))
+      if (!c.read(fixed))
         return malformed(parse, "entry " + std::to_string(i) + " runs past the record's end");
     }
-    if (!c.read(entry.line) || !c.read(entry.discriminator) || !c.readCString(size, file))
+    if (!c.readCString(size, file))
       return malformed(parse, "entry " + std::to_string(i) + " runs past the record's end");
+    JitLineEntry entry;
+    entry.address = fixed.addr;
+    entry.line = fixed.lineno;
+    entry.discriminator = fixed.discrim;
     if (file == "\xff") { // "same file as the previous entry"
       if (i == 0)
         return malformed(parse, "entry 0 refers to a previous file name");
@@ -217,20 +221,22 @@ void parseDebugInfo(Cursor &c, JitdumpRecordParse &parse) {
 
 void parseUnwindingInfo(Cursor &c, std::string_view bytes, JitdumpRecordParse &parse) {
   const uint32_t size = parse.record.size;
-  if (tooSmall(parse, kUnwindingFixed))
+  jr_code_unwinding_info raw{};
+  if (tooSmall(parse, sizeof raw))
     return;
+  c.read(raw);
   JitUnwindingInfo info;
-  c.read(info.unwindDataSize);
-  c.read(info.ehFrameHeaderSize);
-  c.read(info.mappedSize);
-  if (info.unwindDataSize > size - kUnwindingFixed)
+  info.unwindDataSize = raw.unwinding_size;
+  info.ehFrameHeaderSize = raw.eh_frame_hdr_size;
+  info.mappedSize = raw.mapped_size;
+  if (info.unwindDataSize > size - sizeof raw)
     return malformed(parse, "unwind_data_size " + std::to_string(info.unwindDataSize) +
                                 " runs past the record's end");
   if (info.ehFrameHeaderSize > info.unwindDataSize)
     return malformed(parse, "eh_frame_hdr_size " + std::to_string(info.ehFrameHeaderSize) +
                                 " exceeds unwind_data_size " +
                                 std::to_string(info.unwindDataSize));
-  info.data = bytes.substr(kUnwindingFixed, info.unwindDataSize);
+  info.data = bytes.substr(sizeof raw, info.unwindDataSize);
   parse.record.body = info;
   parse.kind = JitdumpRecordParse::Complete;
 }
@@ -257,10 +263,10 @@ std::string jitdumpRecordName(uint32_t id) {
 
 std::optional<JitdumpHeader> parseJitdumpHeader(std::string_view bytes, std::string &error) {
   error.clear();
-  if (bytes.size() < 4)
+  if (bytes.size() < sizeof(jitheader::magic))
     return std::nullopt;
   JitdumpHeader header;
-  uint32_t magic = llvm::support::endian::read32le(bytes.data());
+  const uint32_t magic = llvm::support::endian::read32le(bytes.data());
   if (magic == kJitdumpMagic)
     header.byteSwapped = llvm::endianness::native != llvm::endianness::little;
   else if (magic == llvm::byteswap(kJitdumpMagic))
@@ -271,18 +277,17 @@ std::optional<JitdumpHeader> parseJitdumpHeader(std::string_view bytes, std::str
   }
   if (bytes.size() < kJitdumpHeaderSize)
     return std::nullopt;
-  Cursor c(bytes, header.byteSwapped, 4);
-  uint32_t pad = 0;
-  c.read(header.version);
-  c.read(header.headerSize);
-  c.read(header.elfMachine);
-  c.read(pad);
-  c.read(header.pid);
-  c.read(header.timestamp);
-  c.read(header.flags);
-  if (header.version == 0 || header.version > kSupportedVersion) {
+  jitheader raw{};
+  Cursor(bytes, header.byteSwapped).read(raw);
+  header.version = raw.version;
+  header.headerSize = raw.total_size;
+  header.elfMachine = raw.elf_mach;
+  header.pid = raw.pid;
+  header.timestamp = raw.timestamp;
+  header.flags = raw.flags;
+  if (header.version == 0 || header.version > kJitdumpVersion) {
     error = "jitdump version " + std::to_string(header.version) + " is not supported (expected " +
-            std::to_string(kSupportedVersion) + ")";
+            std::to_string(kJitdumpVersion) + ")";
     return std::nullopt;
   }
   if (header.headerSize < kJitdumpHeaderSize || header.headerSize > kMaxHeaderSize) {
@@ -324,9 +329,11 @@ JitdumpRecordParse parseJitdumpRecord(std::string_view bytes, bool byteSwapped) 
     return parse;
   }
   Cursor c(bytes, byteSwapped);
-  c.read(parse.record.id);
-  c.read(parse.record.size);
-  c.read(parse.record.timestamp);
+  jr_prefix prefix{};
+  c.read(prefix);
+  parse.record.id = prefix.id;
+  parse.record.size = prefix.total_size;
+  parse.record.timestamp = prefix.timestamp;
   const uint32_t size = parse.record.size;
   if (size < kJitdumpRecordHeaderSize || size > kJitdumpMaxRecordSize) {
     parse.kind = JitdumpRecordParse::Corrupt;
@@ -338,7 +345,8 @@ JitdumpRecordParse parseJitdumpRecord(std::string_view bytes, bool byteSwapped) 
   }
   const auto id = static_cast<JitdumpRecordId>(parse.record.id);
   if (id == JitdumpRecordId::CodeLoad) {
-    parseCodeLoad(c, parse, bytes.size());
+    Cursor record(bytes, byteSwapped); // the layouts start with the prefix
+    parseCodeLoad(record, parse, bytes.size());
     return parse;
   }
   if (bytes.size() < size) {
@@ -346,7 +354,7 @@ JitdumpRecordParse parseJitdumpRecord(std::string_view bytes, bool byteSwapped) 
     return parse;
   }
   bytes = bytes.substr(0, size);
-  Cursor body(bytes, byteSwapped, kJitdumpRecordHeaderSize);
+  Cursor body(bytes, byteSwapped); // the layouts start with the prefix
   parse.kind = JitdumpRecordParse::Complete;
   switch (id) {
   case JitdumpRecordId::CodeMove:

@@ -1,41 +1,17 @@
-// Jitdump records applied to a symbol table and line tables.
+// Jitdump records applied to a symbol table and line tables, V8's damaged
+// file names repaired on the way (V8Repairs).
 #include "jitsym/JitdumpSymbols.h"
 
-#include <algorithm>
-
 #include "jitsym/HexText.h"
+#include "jitsym/V8Repairs.h"
 
 namespace jitsym {
-namespace {
 
-bool garbled(std::string_view text) {
-  return std::any_of(text.begin(), text.end(),
-                     [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; });
-}
-
-} // namespace
-
-bool hasBytecodeOffsetsForLines(std::string_view codeName) {
-  return codeName.substr(0, 4) == "JS:^";
-}
-
-std::optional<std::string> repairedFileName(std::string_view file, std::string_view codeName) {
-  if (!garbled(file))
-    return std::string(file);
-  // V8 names the code and its lines after the same script: the path in the
-  // name ("JS:*f /a/app.js:3:7") is the intact copy if its length is the same.
-  std::string_view path = codeName.substr(codeName.rfind(' ') + 1);
-  for (int field = 0; field < 2; ++field) { // drop ":column", then ":line"
-    const size_t colon = path.rfind(':');
-    if (colon == std::string_view::npos || colon + 1 == path.size() ||
-        !std::all_of(path.begin() + colon + 1, path.end(),
-                     [](char c) { return c >= '0' && c <= '9'; }))
-      return std::nullopt; // not a "path:line:column" name
-    path = path.substr(0, colon);
-  }
-  if (path.size() == file.size() && !garbled(path))
-    return std::string(path);
-  return std::nullopt;
+JitdumpSymbols::JitdumpSymbols(SymbolTable &table, LineTables &lines,
+                               JitdumpSymbolsOptions options)
+    : table_(table), lines_(lines), options_(std::move(options)),
+      owned_(std::make_shared<Owned>(Owned{lines, options_.unwind, {}})) {
+  table_.onOwnedGone([owned = owned_](uint64_t start) { owned->gone(start); });
 }
 
 void JitdumpSymbols::onRewrite() {
@@ -46,7 +22,7 @@ void JitdumpSymbols::onRewrite() {
   pendingEhFrame_.reset();
   if (options_.unwind)
     options_.unwind->clear();
-  codeStarts_.clear();
+  owned_->codeStarts.clear();
   header_.reset();
 }
 
@@ -74,9 +50,9 @@ void JitdumpSymbols::onRecord(const JitdumpRecord &record, uint64_t offset) {
 
 void JitdumpSymbols::load(const JitCodeLoad &load) {
   ++loads;
-  table_.add(load.codeAddress, load.codeSize, load.name);
+  table_.add(load.codeAddress, load.codeSize, load.name, kOwnedFlag);
   if (options_.trackCodeStarts)
-    codeStarts_.insert(load.codeAddress);
+    owned_->codeStarts.insert(load.codeAddress);
   loadLines(load);
   if (options_.unwind)
     loadUnwindTables(load);
@@ -122,22 +98,12 @@ void JitdumpSymbols::loadLines(const JitCodeLoad &load) {
   }
   std::vector<JitLineEntry> entries = std::move(pending->second);
   pendingLines_.erase(pending);
-  std::deque<std::string> files; // repaired names, one per run of equal names
-  std::string_view original;
-  std::optional<std::string> repaired;
-  for (JitLineEntry &entry : entries) {
+  for (JitLineEntry &entry : entries)
     entry.address = entry.address >= load.codeAddress + kPerfDebugAddressBias
                         ? entry.address - kPerfDebugAddressBias
                         : load.codeAddress;
-    if (files.empty() || entry.file != original) {
-      original = entry.file;
-      repaired = repairedFileName(entry.file, load.name);
-      files.push_back(repaired.value_or(""));
-    }
-    entry.file = files.back();
-    if (!repaired)
-      entry.line = 0; // a file name lost to V8: these addresses have no line
-  }
+  std::deque<std::string> files; // backs the repaired names until set() copies them
+  repairV8FileNames(entries, load.name, files);
   lines_.set(load.codeAddress, entries);
   if (pendingLines_.empty())
     pendingFiles_.clear();
@@ -152,10 +118,10 @@ void JitdumpSymbols::move(const JitCodeMove &move) {
   }
   const std::string name(table_.name(*old));
   table_.remove(move.oldAddress, move.codeSize);
-  table_.add(move.newAddress, move.codeSize, name);
+  table_.add(move.newAddress, move.codeSize, name, kOwnedFlag);
   if (options_.trackCodeStarts) {
-    codeStarts_.erase(move.oldAddress);
-    codeStarts_.insert(move.newAddress);
+    owned_->codeStarts.erase(move.oldAddress);
+    owned_->codeStarts.insert(move.newAddress);
   }
   lines_.move(move.oldAddress, move.newAddress);
   if (options_.unwind)
@@ -172,11 +138,7 @@ void JitdumpSymbols::unload(const JitCodeUnload &unload) {
     return;
   }
   table_.remove(unload.codeAddress, unload.codeSize);
-  if (options_.trackCodeStarts)
-    codeStarts_.erase(unload.codeAddress);
-  lines_.erase(unload.codeAddress);
-  if (options_.unwind)
-    options_.unwind->erase(unload.codeAddress);
+  owned_->gone(unload.codeAddress); // now rather than when the table applies it
 }
 
 } // namespace jitsym

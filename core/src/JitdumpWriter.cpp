@@ -1,20 +1,16 @@
-// Jitdump record encoding: fields appended in native byte order, each record's
-// total_size patched once its body is written.
+// Jitdump record encoding: the format's layouts (JitdumpFormat.h) filled and
+// appended in native byte order, each record's total_size computed up front.
 #include "jitsym/JitdumpWriter.h"
 
 #include <cinttypes>
 #include <cstdio>
-#include <cstring>
 
 namespace jitsym {
 namespace {
 
-constexpr uint32_t kVersion = 1;
-
-template <class T> void put(std::string &out, T value) {
-  char bytes[sizeof(T)];
-  std::memcpy(bytes, &value, sizeof(T));
-  out.append(bytes, sizeof(T));
+// One of JitdumpFormat.h's layouts, as it is in memory: the writer's order.
+template <class Layout> void put(std::string &out, const Layout &layout) {
+  out.append(reinterpret_cast<const char *>(&layout), sizeof layout);
 }
 
 void putString(std::string &out, std::string_view text) {
@@ -22,40 +18,42 @@ void putString(std::string &out, std::string_view text) {
   out.push_back('\0');
 }
 
-// Writes the record header, then `body`, then patches total_size.
-template <class Body>
-void record(std::string &out, JitdumpRecordId id, uint64_t timestamp, Body body) {
-  const size_t start = out.size();
-  put(out, static_cast<uint32_t>(id));
-  put<uint32_t>(out, 0);
-  put<uint64_t>(out, timestamp);
-  body();
-  const auto size = static_cast<uint32_t>(out.size() - start);
-  std::memcpy(&out[start + 4], &size, sizeof size);
+jr_prefix prefix(JitdumpRecordId id, uint64_t timestamp, uint64_t totalSize) {
+  return {static_cast<uint32_t>(id), static_cast<uint32_t>(totalSize), timestamp};
+}
+
+// The file name written for entry `i`: "\xff" for the previous entry's.
+std::string_view fileNameToWrite(const std::vector<DebugLineFields> &lines, size_t i) {
+  return i > 0 && lines[i].file == lines[i - 1].file ? std::string_view("\xff")
+                                                     : lines[i].file;
 }
 
 } // namespace
 
 void appendJitdumpHeader(std::string &out, const JitdumpFileFields &fields) {
-  for (uint32_t v : {kJitdumpMagic, kVersion, uint32_t(kJitdumpHeaderSize), fields.elfMachine, 0u, fields.pid})
-    put(out, v);
-  put<uint64_t>(out, fields.timestamp);
-  put<uint64_t>(out, 0); // flags: timestamps are CLOCK_MONOTONIC, not TSC
+  jitheader header{};
+  header.magic = kJitdumpMagic;
+  header.version = kJitdumpVersion;
+  header.total_size = sizeof header;
+  header.elf_mach = fields.elfMachine;
+  header.pid = fields.pid;
+  header.timestamp = fields.timestamp;
+  header.flags = 0; // timestamps are CLOCK_MONOTONIC, not TSC
+  put(out, header);
 }
 
 void appendCodeLoadHeader(std::string &out, uint64_t timestamp, const CodeLoadFields &load) {
-  const size_t start = out.size();
-  record(out, JitdumpRecordId::CodeLoad, timestamp, [&] {
-    put(out, load.pid);
-    put(out, load.tid);
-    put<uint64_t>(out, load.address); // vma
-    put<uint64_t>(out, load.address); // code_addr
-    put<uint64_t>(out, load.code.size());
-    put<uint64_t>(out, load.index);
-    putString(out, load.name);
-  });
-  const auto size = static_cast<uint32_t>(out.size() - start + load.code.size());
-  std::memcpy(&out[start + 4], &size, sizeof size);
+  jr_code_load record{};
+  record.p = prefix(JitdumpRecordId::CodeLoad, timestamp,
+                    sizeof record + load.name.size() + 1 + load.code.size());
+  record.pid = load.pid;
+  record.tid = load.tid;
+  record.vma = load.address;
+  record.code_addr = load.address;
+  record.code_size = load.code.size();
+  record.code_index = load.index;
+  put(out, record);
+  putString(out, load.name);
 }
 
 void appendCodeLoad(std::string &out, uint64_t timestamp, const CodeLoadFields &load) {
@@ -65,36 +63,39 @@ void appendCodeLoad(std::string &out, uint64_t timestamp, const CodeLoadFields &
 
 void appendDebugInfo(std::string &out, uint64_t timestamp, uint64_t codeAddress,
                      const std::vector<DebugLineFields> &lines) {
-  record(out, JitdumpRecordId::CodeDebugInfo, timestamp, [&] {
-    put<uint64_t>(out, codeAddress);
-    put<uint64_t>(out, lines.size());
-    std::string_view previousFile;
-    for (size_t i = 0; i < lines.size(); ++i) {
-      const DebugLineFields &line = lines[i];
-      put<uint64_t>(out, line.address + kPerfDebugAddressBias);
-      put(out, line.line);
-      put(out, line.discriminator);
-      if (i > 0 && line.file == previousFile)
-        putString(out, "\xff");
-      else
-        putString(out, line.file);
-      previousFile = line.file;
-    }
-  });
+  uint64_t size = sizeof(jr_code_debug_info);
+  for (size_t i = 0; i < lines.size(); ++i)
+    size += sizeof(debug_entry) + fileNameToWrite(lines, i).size() + 1;
+  jr_code_debug_info record{};
+  record.p = prefix(JitdumpRecordId::CodeDebugInfo, timestamp, size);
+  record.code_addr = codeAddress;
+  record.nr_entry = lines.size();
+  put(out, record);
+  for (size_t i = 0; i < lines.size(); ++i) {
+    debug_entry entry{};
+    entry.addr = lines[i].address + kPerfDebugAddressBias;
+    entry.lineno = lines[i].line;
+    entry.discrim = lines[i].discriminator;
+    put(out, entry);
+    putString(out, fileNameToWrite(lines, i));
+  }
 }
 
 void appendCodeUnload(std::string &out, uint64_t timestamp, const CodeUnloadFields &unload) {
-  record(out, JitdumpRecordId::JitsymCodeUnload, timestamp, [&] {
-    put(out, unload.pid);
-    put(out, unload.tid);
-    put(out, unload.address);
-    put(out, unload.size);
-    put(out, unload.index);
-  });
+  jitsym_code_unload record{};
+  record.p = prefix(JitdumpRecordId::JitsymCodeUnload, timestamp, sizeof record);
+  record.pid = unload.pid;
+  record.tid = unload.tid;
+  record.code_addr = unload.address;
+  record.code_size = unload.size;
+  record.code_index = unload.index;
+  put(out, record);
 }
 
 void appendCodeClose(std::string &out, uint64_t timestamp) {
-  record(out, JitdumpRecordId::CodeClose, timestamp, [] {});
+  jr_code_close record{};
+  record.p = prefix(JitdumpRecordId::CodeClose, timestamp, sizeof record);
+  put(out, record);
 }
 
 std::string perfMapLine(uint64_t address, uint64_t size, std::string_view name) {

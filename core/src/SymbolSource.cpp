@@ -65,6 +65,9 @@ llvm::Expected<LoadedSymbols> finished(llvm::Error error, LoadedSymbols &loaded)
   if (error)
     return error;
   loaded.table.forgetChanges();
+  // Applied, so the lines and unwind tables are in step; the handler that kept
+  // them so points into `loaded`, which is about to move.
+  loaded.table.onOwnedGone(nullptr);
   return std::move(loaded);
 }
 

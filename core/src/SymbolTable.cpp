@@ -301,7 +301,8 @@ std::string_view boundedSymbolName(std::string_view name) {
   return name.substr(0, cut);
 }
 
-void SymbolTable::add(uint64_t address, uint64_t size, std::string_view name) {
+void SymbolTable::add(uint64_t address, uint64_t size, std::string_view name, uint32_t flags) {
+  assert((flags & ~kOwnedFlag) == 0 && "add() takes only kOwnedFlag");
   name = boundedSymbolName(name);
   Symbol symbol;
   if (holdsName(name)) {
@@ -312,6 +313,7 @@ void SymbolTable::add(uint64_t address, uint64_t size, std::string_view name) {
       return; // wraps past the top of the address space: no code lives there
     symbol = {address, size, 0, storeName(name), static_cast<uint32_t>(name.size()), 0};
   }
+  symbol.flags = flags & kOwnedFlag;
   if (pending_.empty())
     pending_.emplace_back();
   pending_.back().push_back(symbol);
@@ -380,9 +382,35 @@ void SymbolTable::recordRemoval(const Symbol &symbol) const {
   if (symbol.sequence <= publishedSequence_)
     pendingRemoved_.push_back({symbol.address, symbol.end()});
   deadNameBytes_ += symbol.nameSize;
+  noteOwnedGone(symbol);
+}
+
+void SymbolTable::reportOwnedGone() const {
+  if (ownedGoneStarts_.empty())
+    return;
+  // Taken first: the handler may query the table, which comes back here.
+  std::vector<uint64_t> starts;
+  starts.swap(ownedGoneStarts_);
+  std::sort(starts.begin(), starts.end());
+  starts.erase(std::unique(starts.begin(), starts.end()), starts.end());
+  // An owned symbol still starting there (the same code announced again, or
+  // new code of the same announcer, which set its own data) keeps the data.
+  auto it = live_.begin();
+  for (uint64_t start : starts) {
+    it = std::lower_bound(it, live_.end(), start,
+                          [](const Symbol &s, uint64_t a) { return s.address < a; });
+    if (it != live_.end() && it->address == start && (it->flags & kOwnedFlag))
+      continue;
+    ownedGone_(start);
+  }
 }
 
 void SymbolTable::flush() const {
+  applyPending();
+  reportOwnedGone();
+}
+
+void SymbolTable::applyPending() const {
   const PendingView view(pending_);
   if (view.size() == 0)
     return;
@@ -401,6 +429,7 @@ void SymbolTable::flush() const {
     if (dead[i] && !(batch[i].flags & kRemovalFlag)) {
       deadNameBytes_ += batch[i].nameSize;
       ++replaced_;
+      noteOwnedGone(batch[i]);
     }
 
   // 3. Against the live symbols: every batch symbol is newer than every live one,
@@ -538,6 +567,7 @@ void SymbolTable::assign(SymbolTable &&other) {
   nameIndexValid_ = false;
   other.clear();
   other.takeChanges();
+  reportOwnedGone();
 }
 
 void SymbolTable::clear() {
@@ -548,6 +578,7 @@ void SymbolTable::clear() {
   names_.clear();
   deadNameBytes_ = 0;
   nameIndexValid_ = false;
+  reportOwnedGone();
 }
 
 size_t SymbolTable::size() const {

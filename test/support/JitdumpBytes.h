@@ -1,5 +1,6 @@
-// Jitdump bytes built in memory, in this machine's byte order, for unit tests
-// and benchmarks (lit tests use test/scripts/mkjitdump.py).
+// Jitdump bytes built in memory from the format's layouts, in this machine's
+// byte order, for unit tests and benchmarks (lit tests use
+// test/scripts/mkjitdump.py).
 #pragma once
 
 #include <cstdint>
@@ -16,35 +17,40 @@ template <class T> void put(std::string &out, T value) {
   out.append(bytes, sizeof(T));
 }
 
-// The 40-byte file header of an x86-64 process 4242.
+// The file header of an x86-64 process 4242.
 inline std::string jitdumpHeader() {
-  std::string h;
-  for (uint32_t v : {kJitdumpMagic, 1u, 40u, 62u, 0u, 4242u})
-    put(h, v);
-  put<uint64_t>(h, 1); // timestamp
-  put<uint64_t>(h, 0); // flags
-  return h;
+  jitheader h{};
+  h.magic = kJitdumpMagic;
+  h.version = kJitdumpVersion;
+  h.total_size = sizeof h;
+  h.elf_mach = 62;
+  h.pid = 4242;
+  h.timestamp = 1;
+  std::string out;
+  put(out, h);
+  return out;
 }
 
 inline void appendRecord(std::string &out, JitdumpRecordId id, const std::string &body) {
-  put<uint32_t>(out, static_cast<uint32_t>(id));
-  put<uint32_t>(out, static_cast<uint32_t>(16 + body.size()));
-  put<uint64_t>(out, 7); // timestamp
+  put(out, jr_prefix{static_cast<uint32_t>(id), static_cast<uint32_t>(sizeof(jr_prefix) + body.size()),
+                     7});
   out += body;
 }
 
 // A CODE_LOAD with `size` bytes of code (0xcc).
 inline void appendCodeLoad(std::string &out, uint64_t address, uint64_t size,
                            const std::string &name, uint64_t index = 0) {
-  std::string body;
-  put<uint32_t>(body, 4242);
-  put<uint32_t>(body, 4242);
-  for (uint64_t v : {address, address, size, index})
-    put(body, v);
-  body += name;
-  body += '\0';
-  body.append(size, '\xcc');
-  appendRecord(out, JitdumpRecordId::CodeLoad, body);
+  jr_code_load load{};
+  load.p = {static_cast<uint32_t>(JitdumpRecordId::CodeLoad),
+            static_cast<uint32_t>(sizeof load + name.size() + 1 + size), 7};
+  load.pid = load.tid = 4242;
+  load.vma = load.code_addr = address;
+  load.code_size = size;
+  load.code_index = index;
+  put(out, load);
+  out += name;
+  out += '\0';
+  out.append(size, '\xcc');
 }
 
 } // namespace jitsym::test

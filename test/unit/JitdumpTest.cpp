@@ -4,6 +4,7 @@
 #include "TempDir.h"
 #include "jitsym/JitdumpReader.h"
 #include "jitsym/JitdumpSymbols.h"
+#include "jitsym/V8Repairs.h"
 #include "jitsym/SymbolTable.h"
 
 #include <gtest/gtest.h>
@@ -216,7 +217,7 @@ TEST(JitdumpParser, DamagedV8FileNamesAreResyncedAndRestored) {
   }
 }
 
-TEST(JitdumpSymbols, RepairNeedsAPathOfTheSameLength) {
+TEST(V8Repairs, RepairNeedsAPathOfTheSameLength) {
   EXPECT_EQ(repairedFileName("/a/b.js", "JS:*f /x/y.js:1:1"), "/a/b.js"); // intact
   const std::string damaged = std::string("\x01\x02\x03", 3) + "b.js"; // "/a/b.js"
   EXPECT_EQ(repairedFileName(damaged, "JS:*f /a/b.js:1:1"), "/a/b.js");
@@ -308,4 +309,18 @@ TEST(JitdumpReader, InterruptedReadGoesOnFromWhereItStopped) {
   EXPECT_EQ(stats->records, 2u);
   EXPECT_EQ(loaded.table.size(), 4u);
   EXPECT_EQ(loaded.table.name(*loaded.table.findByAddress(0x13000000)), "big3");
+}
+
+TEST(V8Repairs, AppliedToParsedEntriesAfterParsing) {
+  const std::string lost("\x01\x02\x03\x04\x05\x06\x07", 7); // "/a/b.js"
+  std::vector<JitLineEntry> entries = {
+      {0x1000, 1, 0, lost}, {0x1010, 2, 0, lost}, {0x1020, 3, 0, "/c.js"}, {0x1030, 4, 0, "\x01"}};
+  std::deque<std::string> names;
+  repairV8FileNames(entries, "JS:*f /a/b.js:1:1", names);
+  EXPECT_EQ(entries[0].file, "/a/b.js");
+  EXPECT_EQ(entries[1].file, "/a/b.js");
+  EXPECT_EQ(entries[2].file, "/c.js");
+  EXPECT_EQ(entries[3].line, 0u); // beyond repair: no line rather than a wrong one
+  EXPECT_EQ(entries[1].line, 2u);
+  EXPECT_EQ(names.size(), 3u); // one per run of equal names
 }

@@ -134,3 +134,131 @@ TEST(JitdumpSymbols, ReusedRangeNamesTheNewCodeAndAStaleUnloadLeavesIt) {
   EXPECT_EQ(table.name(*live), "new");
   EXPECT_EQ(symbols.unloadsOfUnknownCode, 1u);
 }
+
+namespace {
+
+// Functions in the table with a line table, and line tables in all.
+struct LineCounts {
+  size_t liveWithLines = 0, tables = 0;
+};
+LineCounts lineCounts(const SymbolTable &table, const LineTables &lines) {
+  LineCounts counts;
+  table.forEach([&](const Symbol &s) { counts.liveWithLines += lines.entries(s.address) != nullptr; });
+  counts.tables = lines.functionCount();
+  return counts;
+}
+
+void moveCode(JitdumpSymbols &sink, uint64_t from, uint64_t to, uint64_t size) {
+  JitCodeMove move;
+  move.oldAddress = from;
+  move.newAddress = to;
+  move.codeSize = size;
+  sink.onRecord({uint32_t(JitdumpRecordId::CodeMove), 0, 0, move}, 0);
+}
+
+} // namespace
+
+TEST(JitdumpSymbols, LinesGoWhenLaterCodeOverlapsTheirFunction) {
+  std::string bytes;
+  appendJitdumpHeader(bytes, {62, 1, 0});
+  appendDebugInfo(bytes, 1, 0x1000, {{0x1000, 3, 0, "a.js"}});
+  appendCodeLoad(bytes, 1, {1, 1, 0x1000, 1, "A", code(0x40)});
+  appendDebugInfo(bytes, 1, 0x2000, {{0x2000, 4, 0, "a.js"}});
+  appendCodeLoad(bytes, 1, {1, 1, 0x2000, 2, "B", code(0x40)});
+  appendDebugInfo(bytes, 1, 0x3000, {{0x3000, 5, 0, "a.js"}});
+  appendCodeLoad(bytes, 1, {1, 1, 0x3000, 3, "C", code(0x40)});
+  // Other code without lines over part of A, in the same read (the table
+  // applies both loads at once).
+  appendCodeLoad(bytes, 2, {1, 1, 0x1020, 4, "D", code(0x40)});
+  SymbolTable table;
+  LineTables lines;
+  JitdumpSymbolsOptions options;
+  options.trackCodeStarts = true;
+  JitdumpSymbols symbols(table, lines, options);
+  feed(bytes, symbols);
+  EXPECT_EQ(table.size(), 3u);
+  EXPECT_EQ(lines.entries(0x1000), nullptr);
+  EXPECT_FALSE(symbols.announced(0x1000));
+  EXPECT_TRUE(symbols.announced(0x1020));
+  ASSERT_NE(lines.entries(0x2000), nullptr);
+  EXPECT_EQ(lines.functionCount(), 2u);
+
+  // In a later batch, a jitdump load over B's range starting elsewhere, and a
+  // perf map line (no flag) over C's.
+  std::string more;
+  appendCodeLoad(more, 3, {1, 1, 0x1ff0, 5, "E", code(0x20)});
+  feed(std::string(bytes, 0, kJitdumpHeaderSize) + more, symbols);
+  table.add(0x3010, 0x10, "map line");
+  EXPECT_EQ(table.size(), 3u);
+  EXPECT_EQ(lines.entries(0x2000), nullptr);
+  EXPECT_EQ(lines.entries(0x3000), nullptr);
+  EXPECT_FALSE(symbols.announced(0x2000));
+  EXPECT_FALSE(symbols.announced(0x3000));
+  EXPECT_EQ(lines.functionCount(), 0u);
+}
+
+TEST(JitdumpSymbols, LineCountsFollowTheLiveFunctions) {
+  std::string bytes;
+  appendJitdumpHeader(bytes, {62, 1, 0});
+  for (uint64_t i = 0; i < 8; ++i) {
+    appendDebugInfo(bytes, 1, 0x10000 + i * 0x100,
+                    {{0x10000 + i * 0x100, uint32_t(100 + i), 0, "a.js"}});
+    appendCodeLoad(bytes, 1, {1, 1, 0x10000 + i * 0x100, i, "f", code(0x80)});
+  }
+  // The same code again with other lines (an inline laid over its parent): the
+  // new lines stay with the symbol the table keeps.
+  appendDebugInfo(bytes, 2, 0x10000, {{0x10000, 30, 0, "a.js"}});
+  appendCodeLoad(bytes, 2, {1, 1, 0x10000, 0, "f", code(0x80)});
+  appendCodeUnload(bytes, 3, {1, 1, 0x10100, 0x80, 1});
+  SymbolTable table;
+  LineTables lines;
+  JitdumpSymbols symbols(table, lines);
+  feed(bytes, symbols);
+  table.size(); // first batch applied
+
+  std::string more(bytes, 0, kJitdumpHeaderSize);
+  appendDebugInfo(more, 4, 0x10000, {{0x10000, 40, 0, "a.js"}});
+  appendCodeLoad(more, 4, {1, 1, 0x10000, 0, "f", code(0x80)}); // identical again
+  appendCodeLoad(more, 4, {1, 1, 0x10240, 9, "g", code(0x80)}); // over f at 0x10200
+  feed(more, symbols);
+  moveCode(symbols, 0x10300, 0x10400, 0x80); // onto f at 0x10400: its lines go
+  moveCode(symbols, 0x10500, 0x20000, 0x80); // to free memory: the lines move
+
+  LineCounts counts = lineCounts(table, lines);
+  EXPECT_EQ(counts.tables, counts.liveWithLines);
+  EXPECT_EQ(counts.tables, 5u); // 0x10000, 0x10400 (moved), 0x20000, 0x10600, 0x10700
+  ASSERT_NE(lines.find(0x10000, 0x10000), std::nullopt);
+  EXPECT_EQ(lines.find(0x10000, 0x10000)->line, 40u);
+  EXPECT_EQ(lines.entries(0x10100), nullptr); // unloaded
+  EXPECT_EQ(lines.entries(0x10200), nullptr); // replaced
+  EXPECT_EQ(lines.entries(0x10300), nullptr); // moved away
+  EXPECT_EQ(lines.entries(0x10500), nullptr);
+  ASSERT_NE(lines.entries(0x10400), nullptr);
+  EXPECT_EQ(lines.entries(0x10400)->front().address, 0x10400u);
+  EXPECT_EQ(lines.entries(0x10400)->front().line, 103u); // the moved code's
+  ASSERT_NE(lines.entries(0x20000), nullptr);
+  EXPECT_EQ(lines.entries(0x20000)->front().address, 0x20000u);
+}
+
+TEST(JitdumpSymbols, LinesGoWhenARewrittenMapNoLongerHasTheirCode) {
+  std::string bytes;
+  appendJitdumpHeader(bytes, {62, 1, 0});
+  appendDebugInfo(bytes, 1, 0x1000, {{0x1000, 3, 0, "a.js"}});
+  appendCodeLoad(bytes, 1, {1, 1, 0x1000, 1, "A", code(0x40)});
+  appendDebugInfo(bytes, 1, 0x2000, {{0x2000, 3, 0, "a.js"}});
+  appendCodeLoad(bytes, 1, {1, 1, 0x2000, 2, "B", code(0x40)});
+  SymbolTable table;
+  LineTables lines;
+  {
+    JitdumpSymbols symbols(table, lines);
+    feed(bytes, symbols);
+  }
+  // The map, read again into a fresh table, names B's code as it is and not
+  // A's; the dump's reader is gone by then (as in SymbolSource).
+  SymbolTable fresh;
+  fresh.add(0x2000, 0x40, "B");
+  table.assign(std::move(fresh));
+  EXPECT_EQ(lines.entries(0x1000), nullptr);
+  EXPECT_NE(lines.entries(0x2000), nullptr);
+  EXPECT_EQ(lines.functionCount(), 1u);
+}

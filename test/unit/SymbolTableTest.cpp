@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <map>
 #include <random>
 #include <string>
@@ -700,4 +701,88 @@ TEST(SymbolTable, OversizedNamesAreCutAtACharacterBoundary) {
   EXPECT_EQ(table.name(*table.findByAddress(0x1000)), huge.substr(0, kMaxSymbolNameBytes));
   EXPECT_EQ(table.name(*table.findByAddress(0x2000)), accented.substr(0, kMaxSymbolNameBytes - 1));
   EXPECT_EQ(boundedSymbolName("short"), "short");
+}
+
+// The starts onOwnedGone reports, in order, after `apply` (which ends with a
+// query, so the table applies what was announced).
+namespace {
+std::vector<uint64_t> goneAfter(SymbolTable &t, const std::function<void()> &apply) {
+  std::vector<uint64_t> gone;
+  t.onOwnedGone([&](uint64_t start) { gone.push_back(start); });
+  apply();
+  t.onOwnedGone(nullptr);
+  return gone;
+}
+} // namespace
+
+TEST(SymbolTable, ReportsEveryOwnedSymbolItDrops) {
+  SymbolTable t;
+  // Replaced in its own batch by an overlapping later announcement (of anyone).
+  EXPECT_EQ(goneAfter(t, [&] {
+              t.add(0x1000, 0x40, "owned", kOwnedFlag);
+              t.add(0x1020, 0x40, "map line");
+              t.size();
+            }),
+            (std::vector<uint64_t>{0x1000}));
+  // Replaced from a later batch, removed, moved over.
+  t.add(0x2000, 0x40, "a", kOwnedFlag);
+  t.add(0x3000, 0x40, "b", kOwnedFlag);
+  t.add(0x4000, 0x40, "c", kOwnedFlag);
+  t.size();
+  EXPECT_EQ(goneAfter(t, [&] {
+              t.add(0x2010, 0x10, "d");
+              t.remove(0x3000, 0x40);
+              t.add(0x3ff0, 0x20, "e", kOwnedFlag);
+              t.findByAddress(0);
+            }),
+            (std::vector<uint64_t>{0x2000, 0x3000, 0x4000}));
+  // Unowned symbols are not reported.
+  EXPECT_EQ(goneAfter(t, [&] {
+              t.add(0x2010, 0x10, "d again");
+              t.size();
+            }),
+            (std::vector<uint64_t>{}));
+  // assign() and clear().
+  SymbolTable fresh;
+  fresh.add(0x9000, 0x10, "new");
+  EXPECT_EQ(goneAfter(t, [&] { t.assign(std::move(fresh)); }),
+            (std::vector<uint64_t>{0x3ff0}));
+  t.add(0x5000, 0x40, "f", kOwnedFlag);
+  EXPECT_EQ(goneAfter(t, [&] { t.clear(); }), (std::vector<uint64_t>{0x5000}));
+}
+
+TEST(SymbolTable, AnOwnedSymbolAtTheSameStartKeepsTheStart) {
+  SymbolTable t;
+  t.add(0x1000, 0x40, "f", kOwnedFlag);
+  t.size();
+  // New code of the same announcer there, or the same code again (absorbed by
+  // the live symbol): the announcer's data at 0x1000 is the newest's.
+  EXPECT_EQ(goneAfter(t, [&] {
+              t.add(0x1000, 0x20, "g", kOwnedFlag);
+              t.size();
+            }),
+            (std::vector<uint64_t>{}));
+  EXPECT_EQ(goneAfter(t, [&] {
+              t.add(0x1000, 0x20, "g", kOwnedFlag);
+              t.size();
+            }),
+            (std::vector<uint64_t>{}));
+  EXPECT_EQ(t.takeChanges().added.size(), 1u); // "g" once
+  // Code of someone else at the same start: gone.
+  EXPECT_EQ(goneAfter(t, [&] {
+              t.add(0x1000, 0x20, "g");
+              t.size();
+            }),
+            (std::vector<uint64_t>{0x1000}));
+}
+
+TEST(SymbolTable, AnOwnedGoneHandlerMayQueryTheTable) {
+  SymbolTable t;
+  t.add(0x1000, 0x40, "f", kOwnedFlag);
+  t.size();
+  std::vector<bool> stillThere;
+  t.onOwnedGone([&](uint64_t start) { stillThere.push_back(t.findByAddress(start) != nullptr); });
+  t.add(0x1000, 0x10, "g");
+  t.size();
+  EXPECT_EQ(stillThere, (std::vector<bool>{true})); // "g" starts there now
 }

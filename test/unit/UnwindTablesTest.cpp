@@ -224,6 +224,39 @@ TEST(UnwindTables, FollowTheirCodeThroughMovesAndReplacement) {
             "0x5fef0-0x600fc, outside the code at 0x60000-0x60100 (unwind table skipped)");
 }
 
+TEST(UnwindTables, GoWithTheirCodeWhateverReplacesIt) {
+  SymbolTable table;
+  LineTables lines;
+  UnwindTables unwind;
+  JitdumpSymbolsOptions options;
+  options.unwind = &unwind;
+  JitdumpSymbols sink(table, lines, options);
+  auto load = [&](uint64_t address, uint64_t size, const char *name, bool withTable) {
+    if (withTable) {
+      JitUnwindingInfo info{kV8Unwinding.size(), kV8HeaderSize, kV8Unwinding.size(),
+                            kV8Unwinding};
+      sink.onRecord({uint32_t(JitdumpRecordId::CodeUnwindingInfo), 0, 0, info}, 0);
+    }
+    JitCodeLoad l;
+    l.codeAddress = address;
+    l.codeSize = size;
+    l.name = name;
+    sink.onRecord({uint32_t(JitdumpRecordId::CodeLoad), 0, 0, l}, 0);
+  };
+  load(0x10000, kV8CodeSize, "JS:*f", true);
+  load(0x20000, kV8CodeSize, "JS:*g", true);
+  load(0x30000, kV8CodeSize, "JS:*h", true);
+  table.size();
+  ASSERT_EQ(unwind.functionCount(), 3u);
+  load(0x10010, 0x10, "JS:~other", false); // a later load over f's range
+  table.add(0x20008, 0x8, "from a perf map"); // a map line over g's
+  table.size();
+  EXPECT_EQ(unwind.frames(0x10000), nullptr);
+  EXPECT_EQ(unwind.frames(0x20000), nullptr);
+  ASSERT_NE(unwind.frames(0x30000), nullptr);
+  EXPECT_EQ(unwind.functionCount(), 1u);
+}
+
 TEST(UnwindTables, DebugObjectCarriesThemAsDebugFrame) {
   constexpr uint64_t start = 0x7f0000100000, end = 0x7f0000200000, f = start + 0x1000;
   UnwindTables unwind;

@@ -1,7 +1,9 @@
 // Parsing perf jitdump files (Linux tools/perf/Documentation/jitdump-specification.txt)
-// as pure functions over bytes. Every field is read in the writer's byte order,
-// every read is bounds-checked, and nothing is copied: names, file names and
-// unwind data point into the parsed bytes.
+// as pure functions over bytes, through the layouts of JitdumpFormat.h. Every
+// field is read in the writer's byte order, every read is bounds-checked, and
+// nothing is copied: names, file names and unwind data point into the parsed
+// bytes. What V8 gets wrong is repaired after parsing (V8Repairs.h), except
+// where a damaged file name must be read past to find the next line entry.
 #pragma once
 
 #include <cstdint>
@@ -11,33 +13,9 @@
 #include <variant>
 #include <vector>
 
+#include "jitsym/JitdumpFormat.h" // the layouts, ids and constants of the format
+
 namespace jitsym {
-
-constexpr uint32_t kJitdumpMagic = 0x4A695444; // "JiTD" in the writer's order
-constexpr size_t kJitdumpHeaderSize = 40;
-constexpr size_t kJitdumpRecordHeaderSize = 16;
-// A record bigger than this is taken as corrupt (JIT functions are KiBs to MiBs).
-constexpr uint32_t kJitdumpMaxRecordSize = 1u << 30;
-
-enum class JitdumpRecordId : uint32_t {
-  CodeLoad = 0,
-  CodeMove = 1,
-  CodeDebugInfo = 2,
-  CodeClose = 3,
-  CodeUnwindingInfo = 4,
-  // jitsym's own record (the specification has none for this): the code that
-  // CODE_LOAD code_index put at [code_addr, code_addr + code_size) was freed.
-  // Body: u32 pid, u32 tid, u64 code_addr, u64 code_size, u64 code_index.
-  // Other readers skip it by total_size as they skip any id they do not know
-  // (perf inject warns "unknown record type" and goes on). "JS" 0001: far from
-  // the ids the specification may add.
-  JitsymCodeUnload = 0x4A530001,
-};
-
-// Line entry addresses follow perf inject's convention, which V8 writes: the
-// code's address plus the offset of the line's code plus 0x40, where perf's
-// generated ELF puts its .text.
-constexpr uint64_t kPerfDebugAddressBias = 0x40;
 
 // "CODE_LOAD", or "record 7" for ids the specification does not define.
 std::string jitdumpRecordName(uint32_t id);

@@ -2,11 +2,13 @@
 // announces a symbol (with the lines of the CODE_DEBUG_INFO and the .eh_frame of
 // the CODE_UNWINDING_INFO that preceded it), CODE_MOVE moves one, jitsym's
 // JITSYM_CODE_UNLOAD removes one, and a later announcement over reused memory
-// wins as with perf maps.
+// wins as with perf maps. The lines and unwind tables of code leave with its
+// symbol, whatever drops it (the table reports it: SymbolTable::onOwnedGone).
 #pragma once
 
 #include <deque>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <unordered_set>
@@ -30,8 +32,8 @@ struct JitdumpSymbolsOptions {
 
 class JitdumpSymbols : public JitdumpSink {
 public:
-  JitdumpSymbols(SymbolTable &table, LineTables &lines, JitdumpSymbolsOptions options = {})
-      : table_(table), lines_(lines), options_(std::move(options)) {}
+  // Becomes the table's onOwnedGone handler (replacing any earlier one).
+  JitdumpSymbols(SymbolTable &table, LineTables &lines, JitdumpSymbolsOptions options = {});
 
   void onRewrite() override;
   void onHeader(const JitdumpHeader &header) override { header_ = header; }
@@ -43,7 +45,7 @@ public:
   const std::optional<JitdumpHeader> &header() const { return header_; }
   // Whether live code announced by this dump starts at `address` (a perf map
   // line for the same code is then redundant). Needs trackCodeStarts.
-  bool announced(uint64_t address) const { return codeStarts_.count(address) != 0; }
+  bool announced(uint64_t address) const { return owned_->codeStarts.count(address) != 0; }
   std::vector<Diagnostic> diagnostics;
   uint64_t loads = 0, moves = 0, movesOfUnknownCode = 0;
   uint64_t unloads = 0, unloadsOfUnknownCode = 0;
@@ -65,19 +67,21 @@ private:
   // (copied) and the record's offset, until then.
   std::optional<std::pair<std::string, uint64_t>> pendingEhFrame_;
   JitdumpSymbolsOptions options_;
-  std::unordered_set<uint64_t> codeStarts_;
+  // What is kept by the start of this dump's code. Shared with the table's
+  // handler, which may outlive this object: a perf map read into the same
+  // table afterwards (SymbolSource) may still replace the dump's code.
+  struct Owned {
+    LineTables &lines;
+    UnwindTables *unwind;
+    std::unordered_set<uint64_t> codeStarts;
+    void gone(uint64_t start) {
+      lines.erase(start);
+      if (unwind)
+        unwind->erase(start);
+      codeStarts.erase(start);
+    }
+  };
+  std::shared_ptr<Owned> owned_;
 };
-
-// A file name from Node 20's V8 may hold bytes of freed memory (in part or in
-// whole) while its length is right; the code's name ("JS:*f /path/app.js:3:7")
-// holds the intact path. Returns the name, restored if it was damaged; nullopt
-// if it is damaged beyond repair.
-std::optional<std::string> repairedFileName(std::string_view file, std::string_view codeName);
-
-// V8 (through at least 11.3, Node 20) writes the debug info of its baseline
-// (Sparkplug, "JS:^") code with bytecode offsets where code offsets belong, so
-// those lines name the wrong instructions: they are dropped. Its optimized
-// ("JS:*") code has true code offsets.
-bool hasBytecodeOffsetsForLines(std::string_view codeName);
 
 } // namespace jitsym

@@ -9,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-#include "jitsym/JitdumpParser.h" // ids and constants of the format
+#include "jitsym/JitdumpFormat.h" // the layouts, ids and constants of the format
 
 namespace jitsym {
 

@@ -1,6 +1,8 @@
 // Source lines of JIT code (from jitdump CODE_DEBUG_INFO), per function: the
 // line of an address is that of the last entry at or before it; an entry with
-// line 0 (as in DWARF) marks code with no line.
+// line 0 (as in DWARF) marks code with no line. JitdumpSymbols keeps them in
+// step with the symbol table: a function's lines go when the table drops its
+// symbol (as the table applies its announcements, at its next query).
 #pragma once
 
 #include <cstdint>

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -27,7 +28,7 @@ struct Symbol {
   uint64_t sequence;    // announcement order, 1-based (0 until applied)
   uint64_t nameOffset;  // into the table's name storage
   uint32_t nameSize;
-  uint32_t flags;       // kRemovalFlag: an announcement that code is gone
+  uint32_t flags;       // kRemovalFlag, kOwnedFlag
 
   // A zero-size symbol still occupies its first byte.
   uint64_t end() const { return address + (size ? size : 1); }
@@ -41,6 +42,10 @@ std::string_view boundedSymbolName(std::string_view name);
 
 // Marks a pending announcement made by SymbolTable::remove(); never live.
 constexpr uint32_t kRemovalFlag = 1;
+// Marks a symbol whose announcer keeps data by its start address (a jitdump's
+// line and unwind tables): the table tells it when that start has no such
+// symbol any more (SymbolTable::onOwnedGone), so the data cannot outlive its code.
+constexpr uint32_t kOwnedFlag = 2;
 
 // A range whose symbol the debugger already knows but which is now gone.
 struct RemovedRange {
@@ -61,8 +66,9 @@ public:
   // Announces a symbol. A symbol survives unless a later announcement overlaps
   // it; re-announcing an identical live symbol changes nothing. A range that
   // would wrap past the top of the address space is ignored; a name is cut to
-  // kMaxSymbolNameBytes.
-  void add(uint64_t address, uint64_t size, std::string_view name);
+  // kMaxSymbolNameBytes. `flags` is 0 or kOwnedFlag; symbols differing in it
+  // are not identical.
+  void add(uint64_t address, uint64_t size, std::string_view name, uint32_t flags = 0);
 
   // Announces that the code in [address, address + size) is gone (a jitdump's
   // CODE_MOVE moved it away): the live symbols it overlaps are removed, as by
@@ -86,6 +92,16 @@ public:
   // Announces symbols made by describe(), in order, after every symbol
   // announced so far.
   void addBatch(BigArray<Symbol> &&batch);
+
+  // Tells the announcer of kOwnedFlag symbols which starts lost them: whenever
+  // the table drops such a symbol (a later overlapping announcement in the same
+  // batch or a later one, remove(), assign() or clear()) and, once the change
+  // is applied, no kOwnedFlag symbol starts at that address, `gone(address)` is
+  // called (from the query, assign or clear that applied it). Only owned
+  // symbols are tracked, so perf map loads pay nothing for it. One handler per
+  // table; it outlives the announcer that set it (it may hold only what lives
+  // as long as the data it prunes).
+  void onOwnedGone(std::function<void(uint64_t start)> gone) { ownedGone_ = std::move(gone); }
 
   // Replaces the whole content with `other` (a re-read of a rewritten map),
   // recording only the differences as changes.
@@ -125,11 +141,17 @@ public:
 
 private:
   void flush() const;
+  void applyPending() const;
   bool identical(const Symbol &a, const Symbol &b) const {
     return a.address == b.address && a.size == b.size && a.flags == b.flags &&
            name(a) == name(b);
   }
   void recordRemoval(const Symbol &symbol) const;
+  void noteOwnedGone(const Symbol &symbol) const {
+    if ((symbol.flags & kOwnedFlag) && ownedGone_)
+      ownedGoneStarts_.push_back(symbol.address);
+  }
+  void reportOwnedGone() const;
   uint64_t storeName(std::string_view text);
   bool holdsName(std::string_view text) const;
   void markPublished();
@@ -142,6 +164,8 @@ private:
   mutable std::vector<uint64_t> pendingAdded_; // addresses of new live symbols
   mutable bool addedSinceLoad_ = false; // a whole batch became the table
   mutable std::vector<RemovedRange> pendingRemoved_;
+  std::function<void(uint64_t)> ownedGone_;
+  mutable std::vector<uint64_t> ownedGoneStarts_; // owned symbols dropped, not yet reported
   mutable uint64_t deadNameBytes_ = 0;
   mutable uint64_t replaced_ = 0;
   mutable std::vector<uint32_t> nameIndex_; // positions in live_, by name

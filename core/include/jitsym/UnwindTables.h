@@ -1,6 +1,7 @@
 // Unwind tables of JIT functions (from jitdump CODE_UNWINDING_INFO), kept per
 // function start so that they follow the function's code when it moves and go
-// when it is replaced.
+// when it is replaced (JitdumpSymbols erases them when the symbol table drops
+// the function's symbol, whatever drops it).
 #pragma once
 
 #include <cstdint>
