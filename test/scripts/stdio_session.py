@@ -154,8 +154,16 @@ def main():
     print("%s; %d complaints" % (
         "at least 99% named" if in_file and known * 100 >= 99 * len(in_file) else "TOO FEW NAMED",
         len(complaints)))
+    # In async mode Kill returns at once; a debugger destroyed before the kill
+    # lands lets the JIT run on, writing its dump.
+    pid = process.GetProcessID()
     process.Kill()
+    wait_for(listener, process, [lldb.eStateExited], 10, required=False)
     lldb.SBDebugger.Destroy(debugger)
+    try:
+        os.kill(pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
     if os.path.exists(dump):
         os.remove(dump)
 
