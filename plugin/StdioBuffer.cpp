@@ -11,6 +11,7 @@ namespace {
 
 constexpr uint32_t kFileMagic = 0xFBAD0000;    // glibc's _IO_MAGIC
 constexpr uint32_t kMagicMask = 0xFFFF0000;
+constexpr int kNoWrites = 0x0008;               // glibc's _IO_NO_WRITES: opened for reading
 constexpr int kMaxFiles = 4096;                 // a list longer than this is not glibc's
 constexpr uint64_t kMaxPending = 64ull << 20;   // glibc buffers are far smaller
 
@@ -42,9 +43,14 @@ std::string StdioBuffer::unflushed(lldb::SBTarget &target, lldb::SBProcess &proc
     if ((static_cast<uint32_t>(copy._flags) & kMagicMask) != kFileMagic)
       return {};
     if (std::find(descriptors.begin(), descriptors.end(), copy._fileno) != descriptors.end()) {
+      // A FILE that does not write, or whose pointers leave its own buffer,
+      // holds nothing for the file.
       const uint64_t base = reinterpret_cast<uintptr_t>(copy._IO_write_base);
       const uint64_t end = reinterpret_cast<uintptr_t>(copy._IO_write_ptr);
-      if (base == 0 || end <= base || end - base > kMaxPending)
+      const uint64_t bufferStart = reinterpret_cast<uintptr_t>(copy._IO_buf_base);
+      const uint64_t bufferEnd = reinterpret_cast<uintptr_t>(copy._IO_buf_end);
+      if ((copy._flags & kNoWrites) != 0 || base == 0 || end <= base ||
+          end - base > kMaxPending || base < bufferStart || end > bufferEnd)
         return {};
       std::string bytes(end - base, '\0');
       if (process.ReadMemory(base, bytes.data(), bytes.size(), error) != bytes.size() ||

@@ -6,6 +6,10 @@
 // FILE on a given descriptor holds its pending output between _IO_write_base
 // and _IO_write_ptr. The layout of struct _IO_FILE is glibc's public ABI, so it
 // is read with this machine's own definition, for targets of the same ABI.
+//
+// The bytes are only what the FILE holds now, not a promise: glibc resets
+// _IO_write_ptr after its write(2), so a stop in between finds bytes the file
+// has already. JitdumpReader takes them as provisional (JitdumpReader.h).
 #pragma once
 
 #include <cstdint>

@@ -454,12 +454,13 @@ llvm::Expected<bool> TargetSync::readSources(lldb::SBProcess &process,
   // At a write the compile watch stopped only the map's lines matter (they may
   // resolve a pending breakpoint); the dump waits for the next stop.
   if (dumpReader_ && !publishOnlyFor && !interrupted) {
+    // Provisional: they name code now, the file alone moves the reader.
     const std::string unflushed = unflushedDumpBytes(process);
-    lastUnflushedBytes_ = unflushed.size();
     llvm::Expected<JitdumpReadStats> stats =
         dumpReader_->read(*dumpSymbols_, unflushed, interrupt);
     if (!stats)
       return stats.takeError();
+    lastUnflushedBytes_ = stats->provisionalBytes;
     interrupted = stats->interrupted;
     if (stats->rewritten && both)
       return false; // the map's symbols went with the dump's
@@ -680,9 +681,10 @@ std::string TargetSync::status() const {
   if (dumpMirror_)
     copyOf(*dumpMirror_);
   if (dumpReader_)
-    out << "  read: " << dumpSymbols_->loads << " code loads, " << dumpSymbols_->moves
-        << " moves, " << dumpReader_->offset() << " bytes (the last "
-        << lastUnflushedBytes_ << " from the process's stdio buffer); lines for "
+    out << "  read: " << dumpSymbols_->loads + dumpSymbols_->provisionalLoads()
+        << " code loads, " << dumpSymbols_->moves << " moves, " << dumpReader_->offset()
+        << " bytes (and " << dumpSymbols_->provisionalLoads() << " code loads in "
+        << lastUnflushedBytes_ << " bytes from the process's stdio buffer); lines for "
         << lines_.functionCount() << " functions, unwind tables for "
         << unwind_.functionCount() << "\n";
   out << "symbols: " << table_.size() << " known, "

@@ -167,7 +167,7 @@ private:
   // On a remote target, the local copies the readers read (else null).
   std::unique_ptr<FileMirror> mapMirror_, dumpMirror_;
   StdioBuffer stdio_;
-  uint64_t lastUnflushedBytes_ = 0; // read from stdio_ at the last sync
+  uint64_t lastUnflushedBytes_ = 0; // of stdio_'s, what named code at the last sync
   bool forced_ = false;
   SymbolTable table_;
   LineTables lines_;

@@ -10,6 +10,12 @@ namespace jitsym {
 namespace {
 
 constexpr size_t kChunkBytes = 4u << 20;
+// A provisional record is known again by this many of its first bytes: its
+// header (with the timestamp), fields and name.
+constexpr size_t kMaxRemembered = 4096;
+// The file's unread tail that a provisional read puts in front of the buffered
+// bytes (a record cut by the last flush); past this the buffer is not read.
+constexpr uint64_t kMaxProvisionalTail = 64u << 20;
 
 // A window of the file kept in memory: bytes [start, start + bytes.size()).
 struct Window {
@@ -35,108 +41,210 @@ bool looksLikeJitdump(std::string_view bytes) {
 JitdumpReader::JitdumpReader(std::string path, TrustPolicy trust)
     : file_(std::move(path), trust) {}
 
-bool JitdumpReader::readBytes(int fd, uint64_t fileSize, std::string_view unflushed,
-                              uint64_t at, uint64_t size, std::string &out) const {
-  // preadExact resizes `out` in place: a window of the same size as the last
-  // one is not cleared and zero-filled again (that cost 20% of a 100 MB read).
-  if (at < fileSize) {
-    const uint64_t fromFile = std::min(size, fileSize - at);
-    if (!preadExact(fd, at, static_cast<size_t>(fromFile), out))
-      return false;
-    at += fromFile;
-    size -= fromFile;
-  } else {
-    out.clear();
+void JitdumpReader::withdrawBefore(JitdumpSink &sink, uint64_t end) {
+  while (!provisional_.empty() && provisional_.front().offset < end) {
+    sink.onWithdrawnRecord(provisional_.front().offset);
+    provisional_.pop_front();
   }
-  if (size == 0)
-    return true;
-  const uint64_t skip = at - fileSize;
-  if (skip + size > unflushed.size())
-    return false;
-  out.append(unflushed.substr(static_cast<size_t>(skip), static_cast<size_t>(size)));
-  return true;
+}
+
+void JitdumpReader::fileRecord(JitdumpSink &sink, const JitdumpRecord *record, uint64_t at,
+                               std::string_view bytes) {
+  // A provisional record the file passed over without starting one there was
+  // read in a stream that is not the file's.
+  withdrawBefore(sink, at);
+  if (!provisional_.empty() && provisional_.front().offset == at) {
+    const Provisional &p = provisional_.front();
+    const size_t common = std::min(p.bytes.size(), bytes.size());
+    if (record && record->size == p.size && bytes.substr(0, common) == p.bytes.substr(0, common)) {
+      provisional_.pop_front();
+      sink.onConfirmedRecord(*record, at);
+      return;
+    }
+    // The file says otherwise here: what the buffer held from here on is not
+    // what the runtime wrote.
+    withdrawBefore(sink, UINT64_MAX);
+  }
+  if (record)
+    sink.onRecord(*record, at);
+}
+
+void JitdumpReader::readProvisional(JitdumpSink &sink, int fd, uint64_t fileSize,
+                                    std::string_view unflushed, JitdumpReadStats &stats) {
+  // Whatever this read does not give again is withdrawn at the end: a name
+  // from the buffer lives as long as the buffer or the file holds its record.
+  std::deque<Provisional> earlier = std::move(provisional_);
+  provisional_.clear();
+  auto withdrawEarlier = [&] {
+    for (const Provisional &p : earlier)
+      sink.onWithdrawnRecord(p.offset);
+  };
+  if (unflushed.empty())
+    return withdrawEarlier();
+  // glibc between its write(2) of a full buffer and the reset of
+  // _IO_write_ptr: the buffered bytes are the file's last bytes already.
+  if (unflushed.size() <= fileSize) {
+    std::string tail;
+    if (preadExact(fd, fileSize - unflushed.size(), unflushed.size(), tail) && tail == unflushed) {
+      stats.unflushedInFile = true;
+      return withdrawEarlier();
+    }
+  }
+  // The buffered bytes continue the file's unread tail (a record cut by the
+  // last flush, or the header).
+  const uint64_t start = header_ ? offset_ : 0;
+  std::string stream;
+  if (fileSize - start > kMaxProvisionalTail ||
+      !preadExact(fd, start, static_cast<size_t>(fileSize - start), stream))
+    return withdrawEarlier();
+  stream.append(unflushed);
+  const std::string_view view(stream);
+  const uint64_t end = start + view.size();
+  bool swapped = false;
+  uint64_t at = offset_;
+  if (header_) {
+    swapped = header_->byteSwapped;
+  } else {
+    std::string error;
+    std::optional<JitdumpHeader> header = parseJitdumpHeader(view, error);
+    if (!error.empty())
+      stats.unflushedUnreadable = true;
+    if (!header || view.size() < header->headerSize)
+      return withdrawEarlier();
+    swapped = header->byteSwapped;
+    at = header->headerSize;
+  }
+  // All complete records first: bytes that do not parse cleanly to the end
+  // are not trusted at all (they may be another FILE's, or stale).
+  std::vector<std::pair<uint64_t, JitdumpRecord>> records;
+  while (at < end) {
+    JitdumpRecordParse parse = parseJitdumpRecord(view.substr(at - start), swapped);
+    if (parse.kind == JitdumpRecordParse::NeedBytes)
+      break; // the rest is not written yet
+    if (parse.kind != JitdumpRecordParse::Complete) {
+      stats.unflushedUnreadable = true;
+      return withdrawEarlier();
+    }
+    if (at + parse.record.size > end)
+      break;
+    records.emplace_back(at, std::move(parse.record));
+    at += records.back().second.size;
+  }
+  if (!records.empty()) {
+    sink.beginProvisional();
+    for (const auto &[offset, record] : records) {
+      const std::string_view bytes =
+          view.substr(offset - start, std::min<uint64_t>(record.size, kMaxRemembered));
+      while (!earlier.empty() && earlier.front().offset < offset) {
+        sink.onWithdrawnRecord(earlier.front().offset);
+        earlier.pop_front();
+      }
+      bool seenBefore = false;
+      if (!earlier.empty() && earlier.front().offset == offset) {
+        seenBefore = earlier.front().size == record.size && earlier.front().bytes == bytes;
+        if (seenBefore) {
+          earlier.pop_front();
+        } else { // from here on, the earlier bytes were not the runtime's
+          withdrawEarlier();
+          earlier.clear();
+        }
+      }
+      sink.onProvisionalRecord(record, offset, seenBefore);
+      provisional_.push_back({offset, record.size, std::string(bytes)});
+    }
+    sink.endProvisional();
+    stats.provisionalRecords = records.size();
+    stats.provisionalBytes = at > fileSize ? at - fileSize : 0;
+  }
+  withdrawEarlier();
 }
 
 llvm::Expected<JitdumpReadStats> JitdumpReader::read(JitdumpSink &sink,
                                                      std::string_view unflushed,
                                                      const InterruptCheck &interrupt) {
-  // Bytes read from the buffer earlier and not in the file yet are not a sign
-  // of a rewrite: only the file's own bytes count as consumed.
-  llvm::Expected<AppendedFile::Opened> opened = file_.open(std::min(offset_, fileConsumed_));
+  llvm::Expected<AppendedFile::Opened> opened = file_.open(offset_);
   if (!opened)
     return opened.takeError();
   JitdumpReadStats stats;
   if (opened->replaced) {
     stats.rewritten = true;
     header_.reset();
-    offset_ = fileConsumed_ = 0;
+    offset_ = 0;
     corrupt_ = false;
+    provisional_.clear(); // the sink forgets them with the rest
     sink.onRewrite();
   }
   const int fd = opened->fd;
   const uint64_t fileSize = opened->size;
-  // What can be read: the file, then what is still buffered after its end.
-  const uint64_t size = fileSize + unflushed.size();
   if (!header_) {
     std::string bytes;
-    const uint64_t want = std::min<uint64_t>(size, kJitdumpHeaderSize);
-    if (!readBytes(fd, fileSize, unflushed, 0, want, bytes))
+    const uint64_t want = std::min<uint64_t>(fileSize, kJitdumpHeaderSize);
+    if (!preadExact(fd, 0, want, bytes))
       return file_.error("cannot read the jitdump header");
     std::string error;
     std::optional<JitdumpHeader> header = parseJitdumpHeader(bytes, error);
     if (!error.empty())
       return file_.error(error);
-    if (!header || size < header->headerSize) {
-      stats.pendingBytes = size; // the writer has not finished the header
-      return stats;
+    if (header && fileSize >= header->headerSize) {
+      header_ = header;
+      offset_ = header->headerSize;
+      sink.onHeader(*header_);
+    } else {
+      stats.pendingBytes = fileSize; // the writer has not finished the header
     }
-    header_ = header;
-    offset_ = header->headerSize;
-    sink.onHeader(*header_);
   }
-  if (corrupt_)
-    return stats;
 
-  Window window;
-  uint64_t at = offset_;
-  while (at < size) {
-    JitdumpRecordParse parse = parseJitdumpRecord(window.from(at), header_->byteSwapped);
-    if (parse.kind == JitdumpRecordParse::NeedBytes) {
-      if (at + parse.needBytes > size)
-        break; // still being written
-      if (at > offset_ && interruptRequested(interrupt)) {
-        stats.interrupted = true;
+  if (header_ && !corrupt_) {
+    Window window;
+    uint64_t at = offset_;
+    while (at < fileSize) {
+      JitdumpRecordParse parse = parseJitdumpRecord(window.from(at), header_->byteSwapped);
+      if (parse.kind == JitdumpRecordParse::NeedBytes) {
+        if (at + parse.needBytes > fileSize)
+          break; // still being written
+        if (at > offset_ && interruptRequested(interrupt)) {
+          stats.interrupted = true;
+          break;
+        }
+        const uint64_t want =
+            std::min<uint64_t>(fileSize - at, std::max<uint64_t>(kChunkBytes, parse.needBytes));
+        window.start = at;
+        if (!preadExact(fd, at, static_cast<size_t>(want), window.bytes))
+          break; // the file shrank: found rewritten at the next read
+        continue;
+      }
+      auto where = [&] { return "byte offset " + std::to_string(at) + ": "; };
+      if (parse.kind == JitdumpRecordParse::Corrupt) {
+        sink.onDiagnostic(
+            {file_.path(), 0, where() + parse.error + "; the rest of the file is not read"});
+        stats.corrupt = corrupt_ = true;
+        withdrawBefore(sink, UINT64_MAX); // the file will never hold them
         break;
       }
-      const uint64_t want =
-          std::min<uint64_t>(size - at, std::max<uint64_t>(kChunkBytes, parse.needBytes));
-      window.start = at;
-      if (!readBytes(fd, fileSize, unflushed, at, want, window.bytes))
-        break; // the file shrank: found rewritten at the next read
-      continue;
+      if (at + parse.record.size > fileSize)
+        break; // cut off at the end: waits until it is complete
+      // The record's first bytes (its code may lie past the window).
+      const std::string_view bytes = window.from(at).substr(
+          0, std::min<uint64_t>(parse.record.size, kMaxRemembered));
+      if (parse.kind == JitdumpRecordParse::Malformed) {
+        fileRecord(sink, nullptr, at, bytes);
+        sink.onDiagnostic({file_.path(), 0, where() + parse.error + " (record skipped)"});
+        ++stats.malformed;
+      } else {
+        fileRecord(sink, &parse.record, at, bytes);
+        ++stats.records;
+      }
+      at += parse.record.size;
     }
-    auto where = [&] { return "byte offset " + std::to_string(at) + ": "; };
-    if (parse.kind == JitdumpRecordParse::Corrupt) {
-      sink.onDiagnostic({file_.path(), 0, where() + parse.error + "; the rest of the file is not read"});
-      stats.corrupt = corrupt_ = true;
-      break;
-    }
-    if (at + parse.record.size > size)
-      break; // cut off at the end: waits until it is complete
-    if (parse.kind == JitdumpRecordParse::Malformed) {
-      sink.onDiagnostic({file_.path(), 0, where() + parse.error + " (record skipped)"});
-      ++stats.malformed;
-    } else {
-      sink.onRecord(parse.record, at);
-      ++stats.records;
-    }
-    at += parse.record.size;
+    stats.bytesRead = at - offset_;
+    offset_ = at;
+    withdrawBefore(sink, offset_);
+    stats.pendingBytes = corrupt_ ? 0 : fileSize - offset_;
+    file_.remember(fd, offset_);
   }
-  stats.bytesRead = at > offset_ ? at - offset_ : 0;
-  offset_ = std::max(offset_, at);
-  fileConsumed_ = std::min(offset_, fileSize);
-  stats.pendingBytes = corrupt_ || at >= size ? 0 : size - at;
-  file_.remember(fd, fileConsumed_);
+  // The buffer continues the file only where the file was read to its end.
+  if (!corrupt_ && !stats.interrupted)
+    readProvisional(sink, fd, fileSize, unflushed, stats);
   return stats;
 }
 

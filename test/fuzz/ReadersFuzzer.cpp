@@ -5,12 +5,17 @@
 // Input: a byte choosing the format, 4 bytes seeding where the writes are cut,
 // then the file's content. The content is appended in up to 8 pieces with a
 // read after each (for a jitdump, with some of what follows the file's end
-// given as unflushed bytes, never less than before), then read once more.
+// given as unflushed bytes, never less than before; or, as glibc between its
+// write(2) and the reset of its pointers, the file's last bytes; or bytes from
+// elsewhere in the content), then read once more.
 // Checked invariants:
 //  - what the reads hand over, taken together, is what one read of the whole
 //    file hands over: the same entries, diagnostics and line numbers (perf
 //    map), the same header, records at the same offsets, diagnostics and error
 //    (jitdump); nothing is handed over twice;
+//  - provisional records (from the unflushed bytes) never reach onRecord and
+//    no diagnostic comes of them; each is confirmed by the file or withdrawn,
+//    once, and none is left at the end;
 //  - the statistics agree: bytes read add up to the complete lines or records,
 //    pending bytes are the rest, and an appended file is never taken for a
 //    rewritten one.
@@ -25,6 +30,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fcntl.h>
+#include <set>
 #include <string>
 #include <string_view>
 #include <unistd.h>
@@ -178,11 +184,33 @@ struct DumpLog : JitdumpSink {
     nextOffset = h.headerSize;
   }
   void onRecord(const JitdumpRecord &r, uint64_t offset) override {
+    CHECK(!inProvisional);
     CHECK(offset >= nextOffset);
     nextOffset = offset + r.size;
     events.push_back("@" + std::to_string(offset) + " " + describe(r));
   }
-  void onDiagnostic(const Diagnostic &d) override { events.push_back("diagnostic " + d.message); }
+  void onDiagnostic(const Diagnostic &d) override {
+    CHECK(!inProvisional);
+    events.push_back("diagnostic " + d.message);
+  }
+  void beginProvisional() override { inProvisional = true; }
+  void endProvisional() override { inProvisional = false; }
+  void onProvisionalRecord(const JitdumpRecord &r, uint64_t offset, bool seenBefore) override {
+    CHECK(inProvisional);
+    CHECK(offset >= nextOffset);
+    CHECK(seenBefore == (provisional.count(offset) != 0));
+    provisional.insert(offset);
+  }
+  void onConfirmedRecord(const JitdumpRecord &r, uint64_t offset) override {
+    CHECK(provisional.erase(offset) == 1);
+    onRecord(r, offset);
+  }
+  void onWithdrawnRecord(uint64_t offset) override {
+    CHECK(!inProvisional || offset >= nextOffset);
+    CHECK(provisional.erase(offset) == 1);
+  }
+  bool inProvisional = false;
+  std::set<uint64_t> provisional; // given provisionally, not settled yet
 };
 
 void checkJitdump(std::string_view content, Cuts &cuts) {
@@ -213,8 +241,15 @@ void checkJitdump(std::string_view content, Cuts &cuts) {
     const uint64_t upTo = final ? content.size() : written + cuts.next(buffered - written + 1);
     file.append(content.substr(written, upTo - written));
     written = upTo;
-    llvm::Expected<JitdumpReadStats> stats =
-        reader.read(log, content.substr(written, buffered - written));
+    std::string_view unflushed = content.substr(written, buffered - written);
+    if (!final && !unflushed.empty()) {
+      const uint32_t kind = cuts.next(4);
+      if (kind == 0 && unflushed.size() <= written) // already written
+        unflushed = content.substr(written - unflushed.size(), unflushed.size());
+      else if (kind == 1) // another FILE's, stale: any bytes of the content
+        unflushed = content.substr(cuts.next(content.size()), unflushed.size());
+    }
+    llvm::Expected<JitdumpReadStats> stats = reader.read(log, unflushed);
     if (!stats) {
       error = llvm::toString(stats.takeError());
       break;
@@ -226,8 +261,10 @@ void checkJitdump(std::string_view content, Cuts &cuts) {
     }
   }
   CHECK(error == wholeError);
-  if (error.empty())
+  if (error.empty()) {
     CHECK(log.events == whole.events);
+    CHECK(log.provisional.empty());
+  }
 }
 
 } // namespace

@@ -109,8 +109,8 @@ TEST(JitdumpReader, RewrittenFileIsReadAgain) {
   ASSERT_NE(loaded.table.findByAddress(0x5000), nullptr);
 }
 
-// A runtime's stdio buffer holds the newest records: they are read from it,
-// and not again when they reach the file, however the flush splits them.
+// A runtime's stdio buffer holds the newest records: they name their code at
+// once, and are counted once, when the file holds them, however the flush cuts.
 TEST(JitdumpReader, UnflushedBytesAreReadOnceWhereverTheFlushCuts) {
   TempDir dir;
   const std::string path = dir.file("jit-3.dump");
@@ -128,30 +128,243 @@ TEST(JitdumpReader, UnflushedBytesAreReadOnceWhereverTheFlushCuts) {
   const std::string buffered = first + second + third.substr(0, 20);
   auto stats = reader.read(sink, buffered);
   ASSERT_TRUE(bool(stats)) << llvm::toString(stats.takeError());
-  EXPECT_EQ(stats->records, 2u);
-  EXPECT_EQ(stats->pendingBytes, 20u);
+  EXPECT_EQ(stats->records, 0u);
+  EXPECT_EQ(stats->provisionalRecords, 2u);
+  EXPECT_EQ(stats->pendingBytes, 0u) << "the file's own bytes are all read";
+  EXPECT_EQ(reader.offset(), header().size()) << "the reader never moves into the buffer";
   EXPECT_EQ(loaded.table.size(), 2u);
+  EXPECT_EQ(sink.loads, 0u);
+  EXPECT_EQ(sink.provisionalLoads(), 2u);
 
   // The flush wrote part of `second` only; the rest and `third` are buffered.
   append(path, first + second.substr(0, 9));
   stats = reader.read(sink, second.substr(9) + third);
   ASSERT_TRUE(bool(stats)) << llvm::toString(stats.takeError());
   EXPECT_FALSE(stats->rewritten) << "bytes read from the buffer are not a rewrite";
-  EXPECT_EQ(stats->records, 1u) << "only `third` is new";
+  EXPECT_EQ(stats->records, 1u) << "`first` is in the file";
+  EXPECT_EQ(stats->provisionalRecords, 2u);
   ASSERT_NE(loaded.table.findByAddress(0x3000), nullptr);
   EXPECT_EQ(loaded.table.size(), 3u);
+  EXPECT_EQ(sink.loads, 1u);
+  EXPECT_EQ(sink.provisionalLoads(), 2u);
 
-  // Everything reaches the file: nothing is read twice.
+  // Everything reaches the file: each load is counted once, none withdrawn.
   append(path, second.substr(9) + third);
   stats = reader.read(sink);
   ASSERT_TRUE(bool(stats));
-  EXPECT_EQ(stats->records, 0u);
+  EXPECT_EQ(stats->records, 2u);
+  EXPECT_EQ(stats->provisionalRecords, 0u);
   EXPECT_EQ(sink.loads, 3u);
+  EXPECT_EQ(sink.provisionalLoads(), 0u);
+  EXPECT_EQ(loaded.table.size(), 3u);
   EXPECT_TRUE(sink.announced(0x2000));
   EXPECT_FALSE(sink.announced(0x2010));
+  EXPECT_TRUE(sink.diagnostics.empty());
 }
 
-// The header itself may still be buffered when the first sync runs.
+// glibc stopped between its write(2) of a full buffer and the reset of
+// _IO_write_ptr: the buffered bytes are the file's last bytes already. Read
+// as if appended, they made the dump corrupt for the rest of the session.
+TEST(JitdumpReader, BufferedBytesAlreadyInTheFileAreIgnored) {
+  TempDir dir;
+  const std::string path = dir.file("jit-5.dump");
+  const std::string first = codeLoad(0x1000, 0x10, "first");
+  const std::string second = codeLoad(0x2000, 0x20, "second");
+  const std::string third = codeLoad(0x3000, 0x30, "third");
+  append(path, header() + first.substr(0, 10));
+  Loaded loaded;
+  JitdumpSymbols sink(loaded.table, loaded.lines);
+  JitdumpReader reader(path);
+
+  // An earlier stop: the buffer holds the rest of `first` and part of `second`.
+  auto stats = reader.read(sink, first.substr(10) + second.substr(0, 30));
+  ASSERT_TRUE(bool(stats)) << llvm::toString(stats.takeError());
+  EXPECT_EQ(stats->provisionalRecords, 1u);
+
+  // The buffer filled with `second` and a part of `third`, and glibc wrote it;
+  // its pointers still span the same bytes.
+  const std::string written = first.substr(10) + second + third.substr(0, 20);
+  append(path, written);
+  stats = reader.read(sink, written);
+  ASSERT_TRUE(bool(stats)) << llvm::toString(stats.takeError());
+  EXPECT_TRUE(stats->unflushedInFile);
+  EXPECT_FALSE(stats->corrupt);
+  EXPECT_EQ(stats->records, 2u);
+  EXPECT_EQ(stats->provisionalRecords, 0u);
+  EXPECT_EQ(stats->pendingBytes, 20u);
+  EXPECT_TRUE(sink.diagnostics.empty());
+  EXPECT_EQ(sink.loads, 2u) << "`first` came from the buffer first and is counted once";
+  EXPECT_EQ(sink.provisionalLoads(), 0u);
+  EXPECT_EQ(loaded.table.size(), 2u);
+
+  // The reader goes on with the file.
+  append(path, third.substr(20));
+  stats = reader.read(sink, codeLoad(0x4000, 0x10, "fourth"));
+  ASSERT_TRUE(bool(stats));
+  EXPECT_EQ(stats->records, 1u);
+  EXPECT_EQ(stats->provisionalRecords, 1u);
+  EXPECT_EQ(sink.loads, 3u);
+  EXPECT_EQ(loaded.table.size(), 4u);
+  EXPECT_TRUE(sink.diagnostics.empty());
+}
+
+// A flush cuts anywhere: the file ends inside a CODE_DEBUG_INFO, the buffer
+// holds its rest, its CODE_LOAD and the start of the next pair. The lines reach
+// the provisional load, and what waits for a CODE_LOAD is the file's alone.
+TEST(JitdumpReader, BufferedBytesCutMidRecordKeepLinesInStep) {
+  TempDir dir;
+  const std::string path = dir.file("jit-6.dump");
+  const std::string file = "/app.js";
+  const std::string lines1 = debugInfo(0x1000, {{0x1040, 3, file + '\0'}});
+  const std::string load1 = codeLoad(0x1000, 0x40, "one");
+  const std::string lines2 = debugInfo(0x2000, {{0x2040, 9, file + '\0'}});
+  const std::string load2 = codeLoad(0x2000, 0x40, "two");
+  const std::string all = header() + lines1 + load1 + lines2 + load2;
+  const size_t cut = header().size() + 20;                            // in lines1
+  const size_t bufferEnd = header().size() + lines1.size() + load1.size() + 12; // in lines2
+  append(path, all.substr(0, cut));
+  Loaded loaded;
+  JitdumpSymbols sink(loaded.table, loaded.lines);
+  JitdumpReader reader(path);
+
+  auto stats = reader.read(sink, all.substr(cut, bufferEnd - cut));
+  ASSERT_TRUE(bool(stats)) << llvm::toString(stats.takeError());
+  EXPECT_EQ(stats->provisionalRecords, 2u);
+  ASSERT_NE(loaded.table.findByAddress(0x1000), nullptr);
+  ASSERT_TRUE(loaded.lines.find(0x1000, 0x1000).has_value());
+  EXPECT_EQ(loaded.lines.find(0x1000, 0x1000)->line, 3u);
+
+  // The flush cut inside `load1`; the buffer now ends inside `load2`.
+  const size_t flushed = header().size() + lines1.size() + 30;
+  append(path, all.substr(cut, flushed - cut));
+  stats = reader.read(sink, all.substr(flushed, all.size() - 8 - flushed));
+  ASSERT_TRUE(bool(stats)) << llvm::toString(stats.takeError());
+  EXPECT_EQ(stats->provisionalRecords, 2u) << "load1 again, lines2";
+  EXPECT_EQ(sink.loads, 0u);
+
+  append(path, all.substr(flushed));
+  stats = reader.read(sink);
+  ASSERT_TRUE(bool(stats)) << llvm::toString(stats.takeError());
+  EXPECT_EQ(stats->records, 3u) << "lines1 came at the read before";
+  EXPECT_EQ(sink.loads, 2u);
+  ASSERT_TRUE(loaded.lines.find(0x1000, 0x1000).has_value());
+  EXPECT_EQ(loaded.lines.find(0x1000, 0x1000)->line, 3u);
+  ASSERT_TRUE(loaded.lines.find(0x2000, 0x2000).has_value());
+  EXPECT_EQ(loaded.lines.find(0x2000, 0x2000)->line, 9u);
+  EXPECT_EQ(loaded.table.size(), 2u);
+  EXPECT_TRUE(sink.diagnostics.empty());
+}
+
+// Bytes that are not records after the file's end (another FILE's, stale, a
+// wrong guess) are no diagnostic of the file and do not make it corrupt.
+TEST(JitdumpReader, BufferedGarbageLeavesTheFileReadable) {
+  TempDir dir;
+  const std::string path = dir.file("jit-7.dump");
+  append(path, header() + codeLoad(0x1000, 0x10, "first"));
+  Loaded loaded;
+  JitdumpSymbols sink(loaded.table, loaded.lines);
+  JitdumpReader reader(path);
+
+  // A record that claims 4 bytes: in the file, nothing after it could be read.
+  std::string garbage;
+  put<uint32_t>(garbage, 0);
+  put<uint32_t>(garbage, 4);
+  garbage += std::string(40, 'x');
+  auto stats = reader.read(sink, codeLoad(0x2000, 0x10, "ghost") + garbage);
+  ASSERT_TRUE(bool(stats)) << llvm::toString(stats.takeError());
+  EXPECT_TRUE(stats->unflushedUnreadable);
+  EXPECT_FALSE(stats->corrupt);
+  EXPECT_EQ(stats->provisionalRecords, 0u) << "a buffer that does not parse names nothing";
+  EXPECT_EQ(loaded.table.findByAddress(0x2000), nullptr);
+  EXPECT_TRUE(sink.diagnostics.empty());
+
+  // Not a jitdump at all, on a file whose header is still buffered.
+  TempDir other;
+  const std::string empty = other.file("jit-8.dump");
+  append(empty, "");
+  JitdumpReader early(empty);
+  Loaded nothing;
+  JitdumpSymbols emptySink(nothing.table, nothing.lines);
+  stats = early.read(emptySink, std::string(64, '\x7f'));
+  ASSERT_TRUE(bool(stats)) << "the buffer is not the file: " << llvm::toString(stats.takeError());
+  EXPECT_TRUE(stats->unflushedUnreadable);
+
+  append(path, codeLoad(0x3000, 0x10, "third"));
+  stats = reader.read(sink);
+  ASSERT_TRUE(bool(stats));
+  EXPECT_EQ(stats->records, 1u);
+  EXPECT_EQ(sink.loads, 2u);
+  ASSERT_NE(loaded.table.findByAddress(0x3000), nullptr);
+  EXPECT_TRUE(sink.diagnostics.empty());
+}
+
+// What the file holds at a provisional record's offset wins: a name only the
+// buffer gave goes when the file holds another record there.
+TEST(JitdumpReader, ProvisionalNamesTheFileContradictsAreWithdrawn) {
+  TempDir dir;
+  const std::string path = dir.file("jit-9.dump");
+  append(path, header());
+  Loaded loaded;
+  JitdumpSymbols sink(loaded.table, loaded.lines);
+  JitdumpReader reader(path);
+  auto stats = reader.read(sink, codeLoad(0x9000, 0x10, "ghost"));
+  ASSERT_TRUE(bool(stats));
+  ASSERT_NE(loaded.table.findByAddress(0x9000), nullptr);
+
+  append(path, codeLoad(0x5000, 0x10, "real"));
+  stats = reader.read(sink);
+  ASSERT_TRUE(bool(stats));
+  EXPECT_EQ(loaded.table.findByAddress(0x9000), nullptr);
+  ASSERT_NE(loaded.table.findByAddress(0x5000), nullptr);
+  EXPECT_EQ(sink.loads, 1u);
+  EXPECT_EQ(sink.provisionalLoads(), 0u);
+
+  // The same holds for a buffer that no longer holds what it held.
+  stats = reader.read(sink, codeLoad(0x7000, 0x10, "brief"));
+  ASSERT_TRUE(bool(stats));
+  ASSERT_NE(loaded.table.findByAddress(0x7000), nullptr);
+  stats = reader.read(sink, codeLoad(0x8000, 0x10, "instead"));
+  ASSERT_TRUE(bool(stats));
+  EXPECT_EQ(loaded.table.findByAddress(0x7000), nullptr);
+  ASSERT_NE(loaded.table.findByAddress(0x8000), nullptr);
+  EXPECT_EQ(sink.provisionalLoads(), 1u);
+}
+
+// A provisional record is applied once: a CODE_LOAD and the CODE_MOVE of its
+// code, confirmed by the file later, leave the code at its new place only.
+TEST(JitdumpReader, ConfirmedRecordsAreNotAppliedAgain) {
+  TempDir dir;
+  const std::string path = dir.file("jit-10.dump");
+  std::string move;
+  std::string body;
+  put<uint32_t>(body, 4242);
+  put<uint32_t>(body, 4242);
+  for (uint64_t v : {uint64_t(0x1000), uint64_t(0x1000), uint64_t(0x6000), uint64_t(0x10),
+                     uint64_t(0)})
+    put(body, v);
+  test::appendRecord(move, JitdumpRecordId::CodeMove, body);
+  const std::string records = codeLoad(0x1000, 0x10, "moved") + move;
+  append(path, header());
+  Loaded loaded;
+  JitdumpSymbols sink(loaded.table, loaded.lines);
+  JitdumpReader reader(path);
+  ASSERT_TRUE(bool(reader.read(sink, records)));
+  EXPECT_EQ(loaded.table.findByAddress(0x1000), nullptr);
+  ASSERT_NE(loaded.table.findByAddress(0x6000), nullptr);
+  ASSERT_TRUE(bool(reader.read(sink, records))) << "the same buffer at the next stop";
+
+  append(path, records);
+  ASSERT_TRUE(bool(reader.read(sink)));
+  EXPECT_EQ(loaded.table.findByAddress(0x1000), nullptr);
+  ASSERT_NE(loaded.table.findByAddress(0x6000), nullptr);
+  EXPECT_EQ(loaded.table.size(), 1u);
+  EXPECT_EQ(sink.loads, 1u);
+  EXPECT_EQ(sink.moves, 1u);
+  EXPECT_EQ(sink.movesOfUnknownCode, 0u);
+}
+
+// The header itself may still be buffered when the first sync runs: its
+// records name their code; the reader takes the header once the file has it.
 TEST(JitdumpReader, HeaderInTheBufferIsRead) {
   TempDir dir;
   const std::string path = dir.file("jit-4.dump");
@@ -159,10 +372,19 @@ TEST(JitdumpReader, HeaderInTheBufferIsRead) {
   Loaded loaded;
   JitdumpSymbols sink(loaded.table, loaded.lines);
   JitdumpReader reader(path);
-  auto stats = reader.read(sink, header() + codeLoad(0x1000, 8, "f"));
+  const std::string bytes = header() + codeLoad(0x1000, 8, "f");
+  auto stats = reader.read(sink, bytes);
   ASSERT_TRUE(bool(stats)) << llvm::toString(stats.takeError());
-  EXPECT_EQ(stats->records, 1u);
+  EXPECT_EQ(stats->provisionalRecords, 1u);
+  ASSERT_NE(loaded.table.findByAddress(0x1000), nullptr);
+  EXPECT_FALSE(reader.header().has_value());
+
+  append(path, bytes);
+  stats = reader.read(sink);
+  ASSERT_TRUE(bool(stats)) << llvm::toString(stats.takeError());
   ASSERT_TRUE(reader.header().has_value());
+  EXPECT_EQ(sink.loads, 1u);
+  EXPECT_EQ(loaded.table.size(), 1u);
 }
 
 TEST(JitdumpReader, LargeCodeIsSkippedNotRead) {

@@ -4,9 +4,20 @@
 // until it is complete. Code bytes are never needed, so a CODE_LOAD whose code
 // runs past the read buffer is skipped over, not read. A rewritten or replaced
 // file is detected (AppendedFile.h) and read again from the start.
+//
+// Bytes still in the runtime's stdio buffer are provisional. Runtimes write
+// jitdumps through a buffered FILE, so at a stop the newest records are often
+// only in the process; they name code at this stop, but they are not the file:
+// glibc may already have written them (a stop between its write(2) of a full
+// buffer and the reset of _IO_write_ptr), the FILE found may not be the one
+// that writes at the file's end, or the process may hold anything at all. So
+// the file alone moves the reader: its offset never enters buffered bytes, a
+// bad parse of them is no diagnostic and never makes the file corrupt, and what
+// the file later holds at their offsets decides whether what they named stays.
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -24,10 +35,33 @@ public:
   virtual ~JitdumpSink() = default;
   virtual void onRewrite() = 0; // forget what was read
   virtual void onHeader(const JitdumpHeader &header) {}
-  // `offset`: the record's byte offset in the file. The record's strings are
-  // valid during the call only.
+  // A record of the file, seen for the first time. `offset`: its byte offset in
+  // the file. The record's strings are valid during the call only.
   virtual void onRecord(const JitdumpRecord &record, uint64_t offset) = 0;
   virtual void onDiagnostic(const Diagnostic &diagnostic) = 0;
+
+  // Provisional records, from the runtime's stdio buffer, come between
+  // beginProvisional and endProvisional, in order, after the file's records;
+  // `offset` is where they will be in the file. `seenBefore`: the same bytes at
+  // the same offset were given provisionally at an earlier read, so whatever
+  // they named is named already. A sink that keeps state across records (lines
+  // waiting for their CODE_LOAD) should leave it at endProvisional as the file
+  // alone left it: the next read goes on from the file's records.
+  //
+  // Every provisional record later ends in exactly one of two ways: the file
+  // holds the same bytes at its offset (onConfirmedRecord, in file order, in
+  // place of onRecord), or it is withdrawn (onWithdrawnRecord): the file holds
+  // something else there, or neither the file nor the buffer holds it any more.
+  // A sink that ignores provisional records gets every file record once, in
+  // order, through onRecord.
+  virtual void beginProvisional() {}
+  virtual void onProvisionalRecord(const JitdumpRecord &record, uint64_t offset,
+                                   bool seenBefore) {}
+  virtual void endProvisional() {}
+  virtual void onConfirmedRecord(const JitdumpRecord &record, uint64_t offset) {
+    onRecord(record, offset);
+  }
+  virtual void onWithdrawnRecord(uint64_t offset) {}
 };
 
 struct JitdumpReadStats {
@@ -38,6 +72,11 @@ struct JitdumpReadStats {
   uint64_t pendingBytes = 0; // an incomplete last record, or an unfinished header
   bool corrupt = false;      // a record size made the rest unreadable
   bool interrupted = false;  // stopped early; the next read goes on from there
+  // What became of the bytes given as still buffered (`unflushed`):
+  uint64_t provisionalRecords = 0; // complete records in them, given provisionally
+  uint64_t provisionalBytes = 0;   // of them, the bytes those records took
+  bool unflushedInFile = false;    // they are the file's last bytes: already written
+  bool unflushedUnreadable = false; // they did not continue the file as records
 };
 
 class JitdumpReader {
@@ -48,11 +87,11 @@ public:
   // regular file, a symlink, untrusted owner, not a jitdump, an unsupported
   // version); a bad record is a diagnostic naming its byte offset.
   //
-  // `unflushed`: bytes the runtime has written after the file's current end but
-  // that are still in its stdio buffer (runtimes write jitdumps through a
-  // buffered FILE, so the newest code is often not in the file yet). They are
-  // read as if appended; when they reach the file later they are not read again.
-  // `interrupt` is asked before each 4 MiB window.
+  // `unflushed`: bytes the runtime's stdio buffer holds for the file's end. They
+  // are provisional (see the top of this file): read after the file's records,
+  // given to the sink as such, remembered until the file confirms or
+  // contradicts them. When they equal the file's last bytes they were written
+  // already and are ignored. `interrupt` is asked before each 4 MiB window.
   llvm::Expected<JitdumpReadStats> read(JitdumpSink &sink, std::string_view unflushed = {},
                                         const InterruptCheck &interrupt = {});
 
@@ -61,17 +100,28 @@ public:
   uint64_t offset() const { return offset_; }
 
 private:
-  // Copies bytes [at, at + size) of the file followed by `unflushed` (which
-  // starts at `fileSize`); false when the file no longer has them.
-  bool readBytes(int fd, uint64_t fileSize, std::string_view unflushed, uint64_t at,
-                 uint64_t size, std::string &out) const;
+  // A record given provisionally: where it is to be and its bytes (at most its
+  // first kMaxRemembered, enough to tell it from any other record).
+  struct Provisional {
+    uint64_t offset;
+    uint64_t size;
+    std::string bytes;
+  };
+
+  // Gives the file's record at `at` (nullptr: a malformed one; `bytes`: its
+  // first bytes) to the sink, settling the provisional records up to it.
+  void fileRecord(JitdumpSink &sink, const JitdumpRecord *record, uint64_t at,
+                  std::string_view bytes);
+  // Withdraws the provisional records that start before `end`.
+  void withdrawBefore(JitdumpSink &sink, uint64_t end);
+  void readProvisional(JitdumpSink &sink, int fd, uint64_t fileSize,
+                       std::string_view unflushed, JitdumpReadStats &stats);
 
   AppendedFile file_;
   std::optional<JitdumpHeader> header_;
-  uint64_t offset_ = 0;  // the next record (0 until the header is read); may lie
-                         // past the file's end when unflushed bytes were read
-  uint64_t fileConsumed_ = 0; // the part of offset_ inside the file
+  uint64_t offset_ = 0;  // the next record in the file (0 until the header is read)
   bool corrupt_ = false; // nothing after offset_ can be read
+  std::deque<Provisional> provisional_; // given provisionally and not settled, by offset
 };
 
 // Whether `bytes` (the start of a file) look like a jitdump, in either byte order.
