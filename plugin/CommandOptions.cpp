@@ -26,6 +26,7 @@ const OptionSpec kOptions[] = {
     {"--auto", "-a", OptionSpec::OnOff, Action::Auto},
     {"--watch-compiles", "-w", OptionSpec::OnOff, Action::WatchCompiles},
     {"--jvm-signals", nullptr, OptionSpec::OnOff, Action::JvmSignals},
+    {"--portable", nullptr, OptionSpec::OnOff, Action::Portable},
     {"--help", "-h", OptionSpec::Flag, Action::Help},
 };
 
@@ -117,6 +118,7 @@ const char *const kJitSyncSyntax =
     "jit-sync --auto on|off\n"
     "jit-sync --watch-compiles on|off\n"
     "jit-sync --jvm-signals on|off\n"
+    "jit-sync --portable on|off\n"
     "jit-sync --status\n"
     "jit-sync --clear\n"
     "jit-sync --help\n"
@@ -161,13 +163,17 @@ const char *const kJitSyncSyntax =
     "               raises itself (SIGSEGV SIGBUS SIGILL SIGFPE SIGUSR2) without\n"
     "               stopping, at launch or at the first stop after an attach,\n"
     "               unless you set the handling of one of them (default on)\n"
+    "  --portable on|off  reach a process of this machine through LLDB's SB API\n"
+    "               only (its memory regions, files opened as files), as on a\n"
+    "               platform without /proc: no stdio buffer is read and no\n"
+    "               write(2) watched (default off; on with JITSYM_PORTABLE=1)\n"
     "  --status     show what is being followed for the selected target\n"
     "  --clear      remove this target's JIT modules and forget the files\n"
     "  --help       show this help\n"
     "\n"
     "Each command does one thing: a sync (with --map, --jitdump, --dir,\n"
     "--force, --export), or one of --status, --clear, --auto,\n"
-    "--watch-compiles, --jvm-signals, --help; short forms: -m -j -d -e -f\n"
+    "--watch-compiles, --jvm-signals, --portable, --help; short forms: -m -j -d -e -f\n"
     "-s -c -a -w -h.\n"
     "\n"
     "Sync at every stop runs as the stop hook '" "jit-sync --on-stop" "' and\n"

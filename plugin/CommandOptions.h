@@ -13,12 +13,12 @@
 namespace jitsym::plugin {
 
 struct CommandOptions {
-  enum class Action { Sync, Status, Clear, Auto, WatchCompiles, JvmSignals, Help };
+  enum class Action { Sync, Status, Clear, Auto, WatchCompiles, JvmSignals, Portable, Help };
   Action action = Action::Sync;
   SyncOptions sync;                     // --map, --jitdump, --dir, --force
   std::optional<std::string> exportDir; // --export, after the sync
   bool onStop = false;                  // the stop hook's own sync
-  bool on = false;                      // the value of --auto, --watch-compiles, --jvm-signals
+  bool on = false;                      // the value of --auto, --watch-compiles, --jvm-signals, --portable
 };
 
 // Parses `args`; an error message (without the command's name) when they are

@@ -24,7 +24,7 @@ bool onRuntimeWrite(void *, lldb::SBProcess &process, lldb::SBThread &thread,
   // Nothing left to resolve: resume at once. The watch goes at the next stop or
   // resume; disabling it here, inside its own callback, makes LLDB report the
   // stop instead of resuming.
-  if (!state.autoSync || !state.watchCompiles || state.compileWatch.pending().empty())
+  if (!state.settings().autoSync || !state.settings().watchCompiles || state.compileWatch.pending().empty())
     return false;
   lldb::SBDebugger debugger = target.GetDebugger();
   llvm::Expected<std::optional<SyncReport>> report =
@@ -43,7 +43,7 @@ bool onRuntimeWrite(void *, lldb::SBProcess &process, lldb::SBThread &thread,
 // has shown the watch's stop to the user instead of resuming).
 void updateCompileWatch(TargetSync &state) {
   const bool jvm = state.runsJvm();
-  state.compileWatch.update(state.target(), state.autoSync && state.watchCompiles && !jvm,
+  state.compileWatch.update(state.target(), state.settings().autoSync && state.settings().watchCompiles && !jvm,
                             onRuntimeWrite);
 }
 
@@ -66,7 +66,7 @@ bool beforeLaunch(void *baton, const char **command) {
   if (target.IsValid()) {
     std::lock_guard<std::mutex> lock(registryMutex());
     TargetSync &state = registry().forTarget(target);
-    if (state.jvmSignals && state.runsJvm()) {
+    if (state.settings().jvmSignals && state.runsJvm()) {
       writeText(debugger->GetOutputFile(), passJvmSignalsBeforeLaunch(*debugger, target));
       state.jvmSignalsChecked = true;
     }

@@ -52,31 +52,35 @@ public:
     reg.prune();
     lldb::SBTarget target = debugger.GetSelectedTarget();
 
-    // --auto, --jvm-signals, --watch-compiles: a switch for every target of
-    // this debugger, and the default of the ones created later.
-    auto switchAll = [&](bool on, auto setDefault, auto apply, const char *what) {
-      (reg.*setDefault)(on);
-      for (uint32_t i = 0; i < debugger.GetNumTargets(); ++i)
-        apply(reg.forTarget(debugger.GetTargetAtIndex(i)), on);
-      result.Printf("jit-sync: %s is %s\n", what, on ? "on" : "off");
+    // --auto, --jvm-signals, --watch-compiles, --portable: a switch for every
+    // target of this debugger, and the default of the ones created later.
+    auto switchAll = [&](bool TargetSettings::*field, const char *what) {
+      reg.defaults().*field = options.on;
+      for (uint32_t i = 0; i < debugger.GetNumTargets(); ++i) {
+        TargetSync &state = reg.forTarget(debugger.GetTargetAtIndex(i));
+        TargetSettings changed = state.settings();
+        changed.*field = options.on;
+        state.apply(changed);
+        updateCompileWatch(state);
+      }
+      result.Printf("jit-sync: %s is %s\n", what, options.on ? "on" : "off");
       result.SetStatus(lldb::eReturnStatusSuccessFinishResult);
       return true;
     };
-    if (options.action == Action::Auto)
-      return switchAll(options.on, &Registry::setDefaultAuto,
-                       [](TargetSync &state, bool on) { state.autoSync = on; },
-                       "automatic sync at every stop");
-    if (options.action == Action::JvmSignals)
-      return switchAll(options.on, &Registry::setDefaultJvmSignals,
-                       [](TargetSync &state, bool on) { state.jvmSignals = on; },
-                       "passing a JVM's own signals to it");
-    if (options.action == Action::WatchCompiles)
-      return switchAll(options.on, &Registry::setDefaultWatch,
-                       [](TargetSync &state, bool on) {
-                         state.watchCompiles = on;
-                         updateCompileWatch(state);
-                       },
+    switch (options.action) {
+    case Action::Auto:
+      return switchAll(&TargetSettings::autoSync, "automatic sync at every stop");
+    case Action::JvmSignals:
+      return switchAll(&TargetSettings::jvmSignals, "passing a JVM's own signals to it");
+    case Action::WatchCompiles:
+      return switchAll(&TargetSettings::watchCompiles,
                        "resolving pending breakpoints at compile time");
+    case Action::Portable:
+      return switchAll(&TargetSettings::portable,
+                       "reaching local processes through the SB API only");
+    default:
+      break;
+    }
     if (!target.IsValid()) {
       if (options.onStop)
         return true;
@@ -90,7 +94,7 @@ public:
       if (state.compileWatch.installed())
         result.Printf("compile watch: on, %zu write location(s): a breakpoint is pending\n",
                       state.compileWatch.locations(target));
-      else if (!state.watchCompiles)
+      else if (!state.settings().watchCompiles)
         result.Printf("compile watch: off (--watch-compiles off)\n");
       else if (state.runsJvm())
         result.Printf("compile watch: off (a JVM: its jitdump is read at stops)\n");
@@ -107,12 +111,12 @@ public:
     }
     // An attached JVM (or one launched before the plugin was loaded): its
     // signals, once, at the first stop.
-    if (state.jvmSignals && !state.jvmSignalsChecked && target.GetProcess().IsValid() &&
+    if (state.settings().jvmSignals && !state.jvmSignalsChecked && target.GetProcess().IsValid() &&
         state.runsJvm()) {
       state.jvmSignalsChecked = true;
       result.Printf("%s", passJvmSignalsToProcess(debugger, target).c_str());
     }
-    if (options.onStop && !state.autoSync)
+    if (options.onStop && !state.settings().autoSync)
       return true;
 
     llvm::Expected<SyncReport> report = state.sync(debugger, options.sync);
@@ -151,7 +155,7 @@ public:
         result.Printf("%s\n", summary(*report).c_str());
     }
     if (options.exportDir) {
-      llvm::Expected<ExportReport> exported = state.exportTo(*options.exportDir);
+      llvm::Expected<ExportReport> exported = state.exportTo(debugger, *options.exportDir);
       if (!exported) {
         std::string message = "jit-sync: " + llvm::toString(exported.takeError());
         result.SetError(message.c_str());

@@ -1,7 +1,17 @@
 // The registry of targets and the exit watcher.
 #include "Registry.h"
 
+#include <cstdlib>
+#include <cstring>
+
 namespace jitsym::plugin {
+
+TargetSettings initialSettings() {
+  TargetSettings settings;
+  const char *portable = std::getenv("JITSYM_PORTABLE");
+  settings.portable = portable && std::strcmp(portable, "1") == 0;
+  return settings;
+}
 
 Registry &registry() {
   static Registry *instance = new Registry(); // lives as long as liblldb

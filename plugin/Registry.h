@@ -14,6 +14,8 @@
 
 namespace jitsym::plugin {
 
+TargetSettings initialSettings();
+
 class Registry {
 public:
   TargetSync &forTarget(lldb::SBTarget target) {
@@ -21,14 +23,11 @@ public:
       if (state->matches(target))
         return *state;
     states_.push_back(std::make_unique<TargetSync>(target));
-    states_.back()->autoSync = defaultAuto_;
-    states_.back()->watchCompiles = defaultWatch_;
-    states_.back()->jvmSignals = defaultJvmSignals_;
+    states_.back()->apply(defaults_);
     return *states_.back();
   }
-  void setDefaultAuto(bool on) { defaultAuto_ = on; }
-  void setDefaultWatch(bool on) { defaultWatch_ = on; }
-  void setDefaultJvmSignals(bool on) { defaultJvmSignals_ = on; }
+  // What targets created from now on start with.
+  TargetSettings &defaults() { return defaults_; }
   // Targets deleted by the user (LLDB marks them invalid): their state goes too.
   // Other debuggers' targets stay: one process may host several debuggers.
   void prune() {
@@ -63,10 +62,12 @@ public:
 
 private:
   std::vector<std::unique_ptr<TargetSync>> states_;
-  bool defaultAuto_ = true;
-  bool defaultWatch_ = true;
-  bool defaultJvmSignals_ = true;
+  TargetSettings defaults_ = initialSettings();
 };
+
+// The settings at plugin load: the defaults, and JITSYM_PORTABLE=1 in the
+// environment turns the portable side on (the lit suite's portable run).
+TargetSettings initialSettings();
 
 // Lives as long as liblldb; every use holds registryMutex().
 Registry &registry();

@@ -1,94 +1,56 @@
-// One sync: read what the runtime appended, work out which windows changed, and
-// hand LLDB only those.
+// One sync: which process, what the runtime appended, which regions changed,
+// and LLDB given only those.
 #include "TargetSync.h"
 
 #include <atomic>
-
-#include <algorithm>
-#include <map>
-#include <sys/stat.h>
+#include <chrono>
 #include <sstream>
 #include <utility>
-#include <unistd.h>
 
-#include "jitsym/MemoryMap.h"
-#include "jitsym/PerfMapParser.h"
 #include "jitsym/PrivateDir.h"
 #include "jitsym/RegionExport.h"
 #include "jitsym/Snapshot.h"
-#include "jitsym/TableSink.h"
 
 namespace jitsym::plugin {
-namespace {
 
-bool isLocal(lldb::SBTarget &target) {
-  lldb::SBPlatform platform = target.GetPlatform();
-  const char *name = platform.IsValid() ? platform.GetName() : nullptr;
-  return name && std::string(name) == "host";
+void TargetSync::apply(const TargetSettings &changed) {
+  if (changed.portable != settings_.portable) {
+    reset(); // the next sync reaches the process the other way
+    side_.reset();
+  }
+  settings_ = changed;
 }
 
-// Feeds the table and notes whether a new name may resolve a pending breakpoint.
-// Lines for code the jitdump already announced are skipped: its record is richer.
-class WatchingSink : public TableSink {
-public:
-  WatchingSink(SymbolTable &table, const PendingBreakpoints *pending,
-               const JitdumpSymbols *dump)
-      : TableSink(table), pending_(pending), dump_(dump) {}
-  void onEntry(const PerfMapEntry &entry) override {
-    if (dump_ && dump_->announced(entry.address))
-      return;
-    TableSink::onEntry(entry);
-    if (pending_ && !matched && pending_->mayResolve(entry.name))
-      matched = true;
-  }
-  // One thread, so every entry passes through onEntry.
-  std::unique_ptr<PerfMapSink> makePartSink() override {
-    return pending_ || dump_ ? nullptr : TableSink::makePartSink();
-  }
-  bool matched = false;
-
-private:
-  const PendingBreakpoints *pending_;
-  const JitdumpSymbols *dump_;
-};
-
-} // namespace
-
-void TargetSync::forgetSources() {
+void TargetSync::forgetPublished() {
   publisher_.forget();
   if (modules_)
     modules_->removeAll(target_);
-  reader_.reset();
-  dumpReader_.reset();
-  dumpSymbols_.reset();
-  mapMirror_.reset();
-  dumpMirror_.reset();
-  table_.clear();
-  table_.takeChanges();
-  lines_.clear();
-  unwind_.clear();
 }
 
 void TargetSync::reset() {
-  forgetSources();
+  forgetPublished();
   resetKeepingModules();
 }
 
 std::unique_ptr<RegionModules> TargetSync::resetKeepingModules() {
   std::unique_ptr<RegionModules> modules = std::move(modules_);
-  forgetSources(); // with no modules: LLDB is not called
-  readerOrigin_.clear();
-  dumpOrigin_.clear();
-  stdio_.forget();
+  publisher_.forget(); // with no modules: LLDB is not called
+  sources_.reset();
   sourceFiles_ = SourceFiles();
-  heldDiagnostics_.clear();
   if (!directory_.empty())
     removeTree(directory_);
   directory_.clear();
   process_.reset();
-  sourceRoot_.clear();
-  earlierProgram_.reset();
+  sourceRoot_.reset();
   return modules;
+}
+
+ProcessSide &TargetSync::sideOf(lldb::SBDebugger &debugger, lldb::SBProcess &process) {
+  if (!side_ || sideProcess_ != process.GetUniqueID()) {
+    side_ = chooseProcessSide(debugger, target_, settings_.portable);
+    sideProcess_ = process.GetUniqueID();
+  }
+  return *side_;
 }
 
 llvm::Error TargetSync::beginProcess(const ProcessIdentity &identity) {
@@ -106,78 +68,36 @@ llvm::Error TargetSync::beginProcess(const ProcessIdentity &identity) {
     return dir.takeError();
   directory_ = *dir;
   process_ = identity;
-  // Files as this process can open them: through /proc/PID/root for a local
-  // process (its mount namespace); remote files and a core's are taken on trust.
-  sourceRoot_ = readsProc() ? "/proc/" + std::to_string(identity.pid) + "/root" : "";
+  sourceRoot_ = side_->sourceRoot(identity.pid);
   modules_ = std::make_unique<RegionModules>(directory_, name);
   return llvm::Error::success();
 }
 
-bool TargetSync::isCore() {
-  lldb::SBFileSpec core = target_.GetProcess().GetCoreFile();
-  return core.IsValid() && core.GetFilename() != nullptr;
+llvm::Error TargetSync::handleExec(lldb::SBDebugger &debugger, lldb::SBProcess &process,
+                                   const ProcessIdentity &identity) {
+  execStopId_ = process.GetStopID();
+  std::optional<std::string> map = sources_.mapPath();
+  if (!map)
+    map = side_->findPerfMap(identity.pid, false).path;
+  std::optional<uint64_t> before = map ? side_->bytesBeforeExec(*map) : std::nullopt;
+  side_ = chooseProcessSide(debugger, target_, settings_.portable); // a new program
+  if (llvm::Error err = beginProcess(identity))
+    return err;
+  if (map && before)
+    sources_.skipEarlierProgram(*map, *before);
+  return llvm::Error::success();
 }
 
-bool TargetSync::readsProc() { return isLocal(target_) && !isCore(); }
-
-bool TargetSync::readsRemote() {
-  lldb::SBPlatform platform = target_.GetPlatform();
-  return !isLocal(target_) && !isCore() && platform.IsValid() && platform.IsConnected();
-}
-
-const CoreFileInfo *TargetSync::coreFile() {
-  if (!coreRead_) {
-    coreRead_ = true;
-    lldb::SBProcess process = target_.GetProcess();
-    const char *plugin = process.GetPluginName();
-    char path[4096];
-    if (plugin && std::string(plugin) == "elf-core" &&
-        process.GetCoreFile().GetPath(path, sizeof(path)) > 0) {
-      corePath_ = path;
-      llvm::Expected<CoreFileInfo> info = readCoreFile(corePath_);
-      if (info)
-        core_ = std::move(*info);
-      else
-        heldDiagnostics_.push_back({corePath_, 0, llvm::toString(info.takeError())});
-    }
-  }
-  return core_ ? &*core_ : nullptr;
-}
-
-std::vector<Mapping> TargetSync::memoryMap(const lldb::SBProcess &constProcess) {
-  lldb::SBProcess process = constProcess;
-  if (readsProc()) {
-    const std::string path = "/proc/" + std::to_string(process.GetProcessID()) + "/maps";
-    if (auto text = readFile(path))
-      return parseMemoryMap(*text, path);
-  }
-  // An ELF core: its program headers and NT_FILE note (LLDB's regions of it
-  // have no file names).
-  if (const CoreFileInfo *core = coreFile())
-    return core->mappings;
-  // Remote targets and minidumps: the memory map LLDB itself has.
-  std::vector<Mapping> mappings;
-  lldb::SBMemoryRegionInfoList regions = process.GetMemoryRegions();
-  for (uint32_t i = 0; i < regions.GetSize(); ++i) {
-    lldb::SBMemoryRegionInfo info;
-    if (!regions.GetMemoryRegionAtIndex(i, info) || !info.IsMapped())
-      continue;
-    Mapping m;
-    m.start = info.GetRegionBase();
-    m.end = info.GetRegionEnd();
-    m.read = info.IsReadable();
-    m.write = info.IsWritable();
-    m.execute = info.IsExecutable();
-    if (const char *name = info.GetName())
-      m.path = name;
-    m.inode = m.path.empty() ? 0 : 1;
-    mappings.push_back(std::move(m));
-  }
-  return mappings;
+SyncReport TargetSync::ended(uint64_t pid) {
+  reset();
+  SyncReport report;
+  report.note = "process " + std::to_string(pid) +
+                " has ended (killed while stopped?); its JIT modules were removed";
+  return report;
 }
 
 bool TargetSync::lineCanExist(std::string_view file, uint32_t line) {
-  return sourceRoot_.empty() || sourceFiles_.lineCanExist(sourceRoot_ + std::string(file), line);
+  return !sourceRoot_ || sourceFiles_.lineCanExist(*sourceRoot_ + std::string(file), line);
 }
 
 llvm::Expected<SyncReport> TargetSync::sync(lldb::SBDebugger &debugger,
@@ -210,277 +130,32 @@ llvm::Expected<SyncReport> TargetSync::sync(lldb::SBDebugger &debugger,
   return report;
 }
 
-llvm::Error TargetSync::checkAgainstCore(SyncReport &report) {
-  const uint64_t pid = target_.GetProcess().GetProcessID();
-  if (report.added == 0 && report.shadowed > 0) {
-    const std::string names = sourceNames();
-    const uint64_t outside = report.shadowed;
-    forgetSources(); // a mismatch is not followed further
-    readerOrigin_.clear();
-    dumpOrigin_.clear();
-    return llvm::createStringError(
-        std::errc::invalid_argument,
-        "%s: none of its %llu symbols lies in the anonymous memory of the core "
-        "(process %llu): not from this process, or from another run of it",
-        names.c_str(), static_cast<unsigned long long>(outside),
-        static_cast<unsigned long long>(pid));
-  }
-  if (dumpSymbols_ && dumpSymbols_->header() && dumpSymbols_->header()->pid != pid)
-    report.diagnostics.push_back(
-        {dumpReader_->path(), 0,
-         "written by process " + std::to_string(dumpSymbols_->header()->pid) +
-             ", the core is of process " + std::to_string(pid)});
-  if (core_ && core_->truncated())
-    report.diagnostics.push_back(
-        {corePath_, 0,
-         "truncated: " + std::to_string(core_->fileSize) + " bytes of the " +
-             std::to_string(core_->bytesNeeded) + " its segments need; the memory of " +
-             std::to_string(core_->missing.size()) +
-             " mappings is missing (code there cannot be disassembled, frames through it may "
-             "not unwind)"});
-  return llvm::Error::success();
-}
-
-llvm::Expected<ExportReport> TargetSync::exportTo(const std::string &directory) {
-  lldb::SBProcess process = target_.GetProcess();
-  ExportRequest request;
-  if (process.IsValid()) {
-    request.mappings = memoryMap(process);
-    if (!request.mappings.empty())
-      request.space = JitAddressSpace::fromMemoryMap(request.mappings);
-  }
-  request.table = &table_;
-  request.lines = &lines_;
-  request.unwind = &unwind_;
-  request.triple = target_.GetTriple() ? target_.GetTriple() : "x86_64-pc-linux-gnu";
-  request.origin = sourceNames();
-  request.claimed = claimedByOtherModules(target_, *modules_);
-  auto plausible = [this](std::string_view file, uint32_t line) {
-    return lineCanExist(file, line);
-  };
-  request.plausible = plausible;
-  llvm::Expected<ExportResult> result = exportRegions(directory, request);
-  if (!result)
-    return result.takeError();
-  return ExportReport{result->symbols, result->regions.size(), result->outside};
-}
-
 llvm::Expected<std::optional<SyncReport>>
 TargetSync::syncBeforeWrite(lldb::SBDebugger &debugger, lldb::SBThread &thread,
                             const PendingBreakpoints &pending) {
   lldb::SBProcess process = target_.GetProcess();
-  std::optional<WriteCall> call = CompileWatch::writeCallAt(thread);
-  if (!call || !readsProc() || !process.IsValid())
+  if (!process.IsValid())
     return std::nullopt;
-  const uint64_t pid = process.GetProcessID();
-  std::optional<std::string> map = reader_ ? reader_->path() : findPerfMap(pid);
-  if (!map || !descriptorIsFile(pid, call->fd, *map))
+  ProcessSide &side = sideOf(debugger, process);
+  if (!side.seesDescriptors())
     return std::nullopt;
-  // The bytes can be announced ahead only if they land at the end of what was
-  // read, on a line boundary; otherwise the file alone is read.
-  std::string ahead;
-  std::optional<DescriptorPosition> position = readDescriptorPosition(pid, call->fd);
-  struct stat st;
-  if (position && ::stat(map->c_str(), &st) == 0 &&
-      (position->appends || position->offset == static_cast<uint64_t>(st.st_size))) {
-    constexpr uint64_t kMaxAhead = 1 << 20;
-    ahead.resize(static_cast<size_t>(std::min(call->count, kMaxAhead)));
-    lldb::SBError error;
-    size_t got = process.ReadMemory(call->buffer, ahead.data(), ahead.size(), error);
-    ahead.resize(error.Success() ? got : 0);
-  }
-  llvm::Expected<SyncReport> report = syncWith(debugger, SyncOptions{}, ahead, &pending);
+  std::optional<std::string> map = sources_.mapPath();
+  if (!map)
+    map = side.findPerfMap(process.GetProcessID(), false).path;
+  std::optional<std::string> ahead = map ? side.pendingWrite(process, thread, *map) : std::nullopt;
+  if (!ahead)
+    return std::nullopt;
+  llvm::Expected<SyncReport> report = syncWith(debugger, SyncOptions{}, *ahead, &pending);
   if (!report)
     return report.takeError();
   return std::optional<SyncReport>(std::move(*report));
-}
-
-std::optional<std::string> TargetSync::findRemotePerfMap(lldb::SBDebugger &debugger,
-                                                         uint64_t pid) {
-  lldb::SBPlatform platform = target_.GetPlatform();
-  const bool android = std::string(platform.GetName() ? platform.GetName() : "") == "remote-android";
-  const std::string argv0 = platformProcessArgv0(debugger, target_, pid).value_or("");
-  for (const std::string &candidate : remotePerfMapCandidates(pid, argv0, android))
-    if (platformFileExists(target_, candidate))
-      return candidate;
-  return std::nullopt;
-}
-
-std::unique_ptr<FileMirror> TargetSync::mirrorOf(lldb::SBDebugger &debugger,
-                                                 const std::string &path, const char *copyName,
-                                                 bool text) {
-  const std::string local = directory_ + "/" + copyName;
-  return std::make_unique<FileMirror>(
-      std::make_unique<PlatformFile>(debugger, target_, path, local + ".download", text), local);
-}
-
-void TargetSync::openSources(lldb::SBDebugger &debugger, uint64_t pid,
-                             llvm::function_ref<const std::vector<Mapping> &()> mappings,
-                             bool lookForJitdump, bool force) {
-  TrustPolicy trust;
-  const CoreFileInfo *core = isCore() ? coreFile() : nullptr;
-  const bool remote = readsRemote();
-  if (!force && readsProc())
-    trust.expectedOwner = readProcessUid(pid);
-  else if (!force && core && core->process && core->process->uid)
-    trust.expectedOwner = *core->process->uid;
-  // A remote file is read through a copy in this session's private directory,
-  // which the trust checks would only see as ours.
-  if (!reader_) {
-    std::optional<std::string> path;
-    if (!readerOrigin_.empty())
-      path = readerOrigin_;
-    else if (readsProc()) {
-      PerfMapSearch search = searchPerfMap(pid);
-      path = search.path;
-      if (!path && search.stale)
-        earlierProgram_ = EarlierProgram{*search.stale, search.staleBytes};
-    }
-    else if (remote)
-      path = findRemotePerfMap(debugger, pid);
-    else if (core && dumpOrigin_.empty()) // a core: found only when nothing is named
-      path = findPerfMapOfCore(pid, corePath_);
-    if (path && remote) {
-      mapMirror_ = mirrorOf(debugger, *path, "remote-perf.map", /*text=*/true);
-      reader_ = std::make_unique<PerfMapReader>(mapMirror_->localPath());
-    } else if (path) {
-      reader_ = std::make_unique<PerfMapReader>(*path, trust);
-      // The lines of an earlier program with this PID come first: not ours.
-      if (earlierProgram_ && earlierProgram_->path == *path)
-        if (llvm::Error err = reader_->skipEarlierProgram(earlierProgram_->bytes))
-          heldDiagnostics_.push_back({*path, 0, llvm::toString(std::move(err))});
-      earlierProgram_.reset();
-    }
-  }
-  if (!dumpReader_) {
-    std::optional<std::string> path;
-    if (!dumpOrigin_.empty())
-      path = dumpOrigin_;
-    else if (readsProc() && lookForJitdump)
-      path = findJitdump(pid, mappings());
-    else if (remote && lookForJitdump) {
-      path = jitdumpInMemoryMap(mappings(), pid, pid);
-      if (path && !platformFileExists(target_, *path))
-        path.reset();
-    } else if (core && readerOrigin_.empty() && lookForJitdump) {
-      // Where the process wrote it, if it is still there.
-      path = jitdumpInMemoryMap(mappings(), pid, pid);
-      if (path && ::access(path->c_str(), R_OK) != 0)
-        path.reset();
-    }
-    if (path) {
-      JitdumpSymbolsOptions options;
-      options.trackCodeStarts = true;
-      options.unwind = &unwind_;
-      options.path = *path;
-      if (remote) {
-        dumpMirror_ = mirrorOf(debugger, *path, "remote-jit.dump", /*text=*/false);
-        dumpReader_ = std::make_unique<JitdumpReader>(dumpMirror_->localPath());
-        options.path = dumpMirror_->name();
-      } else {
-        dumpReader_ = std::make_unique<JitdumpReader>(*path, trust);
-      }
-      dumpSymbols_ = std::make_unique<JitdumpSymbols>(table_, lines_, std::move(options));
-    }
-  }
-}
-
-llvm::Error TargetSync::updateMirrors(SyncProgress &progress) {
-  for (FileMirror *mirror : {mapMirror_.get(), dumpMirror_.get()}) {
-    if (!mirror)
-      continue;
-    const std::string step = "copying " + mirror->name();
-    llvm::Expected<MirrorUpdate> update = mirror->update([&](uint64_t done, uint64_t total) {
-      progress.update(step, done, total, "bytes");
-    });
-    if (!update)
-      return update.takeError();
-  }
-  return llvm::Error::success();
-}
-
-void TargetSync::holdDiagnostics(std::vector<Diagnostic> &diagnostics) {
-  for (Diagnostic &d : diagnostics)
-    for (FileMirror *mirror : {mapMirror_.get(), dumpMirror_.get()})
-      if (mirror && d.file == mirror->localPath())
-        d.file = mirror->name();
-  heldDiagnostics_.insert(heldDiagnostics_.end(), std::make_move_iterator(diagnostics.begin()),
-                          std::make_move_iterator(diagnostics.end()));
-  diagnostics.clear();
-}
-
-// The dump's records still in the runtime's stdio buffer, when they belong
-// right after the file's end (a local process writing at the end of it).
-std::string TargetSync::unflushedDumpBytes(lldb::SBProcess &process) {
-  if (!readsProc())
-    return {};
-  const uint64_t pid = process.GetProcessID();
-  struct stat st;
-  if (::stat(dumpReader_->path().c_str(), &st) != 0)
-    return {};
-  std::vector<int> atEnd;
-  for (int fd : descriptorsOfFile(pid, dumpReader_->path())) {
-    std::optional<DescriptorPosition> position = readDescriptorPosition(pid, fd);
-    if (position && position->offset == static_cast<uint64_t>(st.st_size))
-      atEnd.push_back(fd);
-  }
-  return stdio_.unflushed(target_, process, atEnd);
-}
-
-llvm::Expected<bool> TargetSync::readSources(lldb::SBProcess &process,
-                                             std::string_view aheadOfMap,
-                                             const PendingBreakpoints *publishOnlyFor,
-                                             const InterruptCheck &interrupt, bool &matched,
-                                             bool &interrupted) {
-  const bool both = reader_ && dumpReader_;
-  if (reader_) {
-    WatchingSink sink(table_, publishOnlyFor, dumpSymbols_.get());
-    llvm::Expected<ReadStats> stats = reader_->read(sink, interrupt);
-    if (!stats)
-      return stats.takeError();
-    if (stats->rewritten && both)
-      return false; // the dump's symbols went with the map's
-    sink.finish();
-    holdDiagnostics(sink.diagnostics);
-    // Lines the runtime is writing right now (at a write(2) the compile watch
-    // stopped): the same lines read from the file later change nothing.
-    if (!aheadOfMap.empty() && stats->pendingBytes == 0)
-      parsePerfMapChunk(
-          aheadOfMap, 1, [&](const PerfMapEntry &entry) { sink.onEntry(entry); },
-          [](uint64_t, std::string) {}); // reported when read from the file
-    matched = sink.matched;
-    interrupted = stats->interrupted;
-  }
-  // At a write the compile watch stopped only the map's lines matter (they may
-  // resolve a pending breakpoint); the dump waits for the next stop.
-  if (dumpReader_ && !publishOnlyFor && !interrupted) {
-    // Provisional: they name code now, the file alone moves the reader.
-    const std::string unflushed = unflushedDumpBytes(process);
-    llvm::Expected<JitdumpReadStats> stats =
-        dumpReader_->read(*dumpSymbols_, unflushed, interrupt);
-    if (!stats)
-      return stats.takeError();
-    lastUnflushedBytes_ = stats->provisionalBytes;
-    interrupted = stats->interrupted;
-    if (stats->rewritten && both)
-      return false; // the map's symbols went with the dump's
-    holdDiagnostics(dumpSymbols_->diagnostics);
-  }
-  return true;
-}
-
-std::string TargetSync::sourceNames() const {
-  std::string names = mapMirror_ ? mapMirror_->name() : reader_ ? reader_->path() : "";
-  if (dumpReader_)
-    names += (names.empty() ? "" : " + ") + (dumpMirror_ ? dumpMirror_->name() : dumpReader_->path());
-  return names;
 }
 
 llvm::Expected<SyncReport> TargetSync::syncWith(lldb::SBDebugger &debugger,
                                                 const SyncOptions &options,
                                                 std::string_view aheadOfFile,
                                                 const PendingBreakpoints *publishOnlyFor) {
-  auto started = std::chrono::steady_clock::now();
+  const auto started = std::chrono::steady_clock::now();
   SyncProgress progress(debugger);
   SyncReport report;
   // Modules this plugin removed stay in LLDB's global module cache while the
@@ -489,57 +164,34 @@ llvm::Expected<SyncReport> TargetSync::syncWith(lldb::SBDebugger &debugger,
   // write the compile watch stopped: those stops are not the user's.
   if (!publishOnlyFor)
     lldb::SBDebugger::MemoryPressureDetected();
+
+  // 1. Which process, reached how.
   lldb::SBProcess process = target_.GetProcess();
-  lldb::StateType state = process.IsValid() ? process.GetState() : lldb::eStateInvalid;
-  bool live = state == lldb::eStateStopped || state == lldb::eStateSuspended;
-  if (!live) {
+  const lldb::StateType state = process.IsValid() ? process.GetState() : lldb::eStateInvalid;
+  if (state != lldb::eStateStopped && state != lldb::eStateSuspended) {
     if (process_ || hasModules())
       reset(); // the process exited or was detached: leave nothing stale
     report.note = "no stopped process";
     return report;
   }
   const uint64_t pid = process.GetProcessID();
-  const bool local = readsProc();
-  auto ended = [&] {
-    reset();
-    report = SyncReport{};
-    report.note = "process " + std::to_string(pid) +
-                  " has ended (killed while stopped?); its JIT modules were removed";
-    return report;
-  };
-  // Killed while LLDB held it stopped: LLDB still shows it stopped, but
-  // nothing of it is left to read.
-  ProcessIdentity identity{pid, 0};
-  if (local) {
-    std::optional<ProcessIdentity> live = readLiveProcessIdentity(pid);
-    if (!live)
-      return ended();
-    identity = *live;
-  }
-  if (local && process_ && *process_ == identity && process.GetStopID() != execStopId_ &&
-      process.GetSelectedThread().GetStopReason() == lldb::eStopReasonExec) {
-    // An exec keeps the PID and start time; what the old program announced
-    // is gone, and its map may go on with the new program's lines.
-    execStopId_ = process.GetStopID();
-    std::optional<std::string> map = reader_ ? reader_->path() : findPerfMap(pid);
-    struct stat st;
-    std::optional<EarlierProgram> earlier;
-    if (map && ::stat(map->c_str(), &st) == 0)
-      earlier = EarlierProgram{*map, static_cast<uint64_t>(st.st_size)};
-    if (llvm::Error err = beginProcess(identity))
+  std::optional<ProcessIdentity> identity = sideOf(debugger, process).identify(process);
+  if (!identity)
+    return ended(pid);
+  if (process_ && *process_ == *identity && process.GetStopID() != execStopId_ &&
+      process.GetSelectedThread().GetStopReason() == lldb::eStopReasonExec)
+    if (llvm::Error err = handleExec(debugger, process, *identity))
       return err;
-    earlierProgram_ = earlier;
-  }
-  if (!process_ || *process_ != identity)
-    if (llvm::Error err = beginProcess(identity))
+  if (!process_ || *process_ != *identity)
+    if (llvm::Error err = beginProcess(*identity))
       return err;
-  // Asked between chunks and windows: Ctrl-C, or the process ending under the
-  // sync. Reader threads ask too, hence the atomic.
+  // Asked between chunks and regions: Ctrl-C, or the process ending under
+  // the sync. Reader threads ask too, hence the atomic.
   std::atomic<bool> endedDuringSync{false};
-  const InterruptCheck stop = [&, local] {
+  const InterruptCheck stop = [&, id = *identity] {
     if (progress.interruptRequested())
       return true;
-    if (local && processHasEnded(identity)) {
+    if (side_->hasEnded(id)) {
       endedDuringSync = true;
       return true;
     }
@@ -549,58 +201,43 @@ llvm::Expected<SyncReport> TargetSync::syncWith(lldb::SBDebugger &debugger,
   std::optional<std::vector<Mapping>> memory;
   auto mappings = [&]() -> const std::vector<Mapping> & {
     if (!memory)
-      memory = memoryMap(process);
+      memory = side_->memoryMap(process);
     return *memory;
   };
 
-  // Choose the sources: a file named with --map or --jitdump (and --force)
-  // sticks until another is named; a plain sync, like the one at every stop,
-  // keeps what is followed and looks for what is not found yet.
-  const bool named = options.mapPath || options.jitdumpPath;
-  const std::string mapOrigin = options.mapPath.value_or(readerOrigin_);
-  const std::string dumpOrigin = options.jitdumpPath.value_or(dumpOrigin_);
-  const bool force = options.force || (!named && forced_);
-  if (mapOrigin != readerOrigin_ || dumpOrigin != dumpOrigin_ || force != forced_) {
-    forgetSources(); // different files: start over
-    readerOrigin_ = mapOrigin;
-    dumpOrigin_ = dumpOrigin;
-    forced_ = force;
-  }
-  bool matched = false, interrupted = false;
+  // 2. What is new in the files.
+  if (sources_.name(options.mapPath, options.jitdumpPath, options.force))
+    forgetPublished(); // different files: start over
+  SourcesRead read;
   for (int attempt = 0;; ++attempt) {
-    openSources(debugger, pid, mappings, !publishOnlyFor, force);
-    if (!reader_ && !dumpReader_) {
-      lldb::SBPlatform platform = target_.GetPlatform();
+    sources_.open(*side_, pid, mappings, !publishOnlyFor, directory_);
+    sources_.hold(side_->takeDiagnostics());
+    if (!sources_.any()) {
       report.note = "no perf map or jitdump for process " + std::to_string(pid) +
-                    " (looked for /tmp/perf-" + std::to_string(pid) +
-                    ".map, the container and Android locations, and a jit-" +
-                    std::to_string(pid) + ".dump in its memory map" +
-                    (readsRemote() ? std::string(", on platform ") + platform.GetName() : "") +
-                    ")";
-      if (earlierProgram_)
-        report.note += "; " + earlierProgram_->path +
-                       " was last written before the process started (an earlier process "
-                       "with this PID left it): not read, but what is appended from now on is";
+                    " (looked for " + side_->whereLooked(pid) + ")";
+      if (std::optional<std::string> stale = sources_.staleNote())
+        report.note += "; " + *stale;
       return report;
     }
-    if (llvm::Error err = updateMirrors(progress))
+    if (llvm::Error err = sources_.updateCopies(progress))
       return err;
-    llvm::Expected<bool> read =
-        readSources(process, aheadOfFile, publishOnlyFor, stop, matched, interrupted);
-    if (!read)
-      return read.takeError();
-    if (*read || attempt > 0)
+    llvm::Expected<bool> complete =
+        sources_.read(*side_, target_, process, aheadOfFile, publishOnlyFor, stop, read);
+    if (!complete)
+      return complete.takeError();
+    if (*complete || attempt > 0)
       break;
-    forgetSources(); // one source was rewritten: read both again
+    forgetPublished(); // one source was rewritten: read both again
+    sources_.forget();
   }
-  report.source = sourceNames();
+  report.source = sources_.names();
   if (!publishOnlyFor)
-    report.diagnostics = std::exchange(heldDiagnostics_, {});
+    report.diagnostics = sources_.takeHeld();
   // What was read stays in the table; LLDB gets it at the next sync, whose
   // read goes on from where this one stopped.
   if (endedDuringSync)
-    return ended();
-  if (interrupted) {
+    return ended(pid);
+  if (read.interrupted) {
     report.interrupted = true;
     report.note = "interrupted while reading; " + std::to_string(table_.size()) +
                   " symbols read so far are kept, and the next jit-sync goes on from there";
@@ -608,24 +245,26 @@ llvm::Expected<SyncReport> TargetSync::syncWith(lldb::SBDebugger &debugger,
   }
   // At a write, LLDB hears of new code only when a pending breakpoint may want
   // it; the rest waits in the table for the next sync (publishing is what costs).
-  if (publishOnlyFor && !matched) {
+  if (publishOnlyFor && !read.mayResolvePending) {
     report.note = "nothing a pending breakpoint waits for";
     return report;
   }
 
+  // 3. Planned and given to LLDB, region by region.
   SymbolChanges changes = table_.takeChanges();
   if (!changes.empty() || publisher_.hasLeftovers()) {
     auto plausible = [this](std::string_view file, uint32_t line) {
       return lineCanExist(file, line);
     };
-    const Publisher::Inputs inputs{table_, lines_, unwind_, mappings(), plausible, sourceNames()};
+    const Publisher::Inputs inputs{table_, lines_, unwind_, mappings(), plausible,
+                                   sources_.names()};
     PublishReport published =
         publisher_.publish(debugger, target_, *modules_, inputs, changes, progress, stop);
     report.added = published.added;
     report.removed = published.removed;
     report.shadowed = published.shadowed;
     if (publishOnlyFor)
-      holdDiagnostics(published.refusals); // said at the next stop the user sees
+      sources_.hold(std::move(published.refusals)); // said at the next stop the user sees
     else
       report.diagnostics.insert(report.diagnostics.end(), published.refusals.begin(),
                                 published.refusals.end());
@@ -638,10 +277,20 @@ llvm::Expected<SyncReport> TargetSync::syncWith(lldb::SBDebugger &debugger,
     }
   }
   if (endedDuringSync)
-    return ended();
-  if (!publishOnlyFor && isCore())
-    if (llvm::Error err = checkAgainstCore(report))
-      return err;
+    return ended(pid);
+
+  // 4. The side's own checks (a core's: do the files belong to it?).
+  if (!publishOnlyFor) {
+    SyncFacts facts{pid, report.added, report.shadowed, report.source, std::nullopt,
+                    sources_.dumpName()};
+    if (const JitdumpSymbols *dump = sources_.dumpSymbols(); dump && dump->header())
+      facts.jitdumpPid = dump->header()->pid;
+    if (llvm::Error err = side_->checkSync(facts, report.diagnostics)) {
+      forgetPublished(); // a mismatch is not followed further
+      sources_.reset();
+      return std::move(err);
+    }
+  }
 
   report.symbols = modules_->symbolCount();
   report.regions = modules_->size();
@@ -653,40 +302,41 @@ llvm::Expected<SyncReport> TargetSync::syncWith(lldb::SBDebugger &debugger,
   return report;
 }
 
+llvm::Expected<ExportReport> TargetSync::exportTo(lldb::SBDebugger &debugger,
+                                                  const std::string &directory) {
+  lldb::SBProcess process = target_.GetProcess();
+  ExportRequest request;
+  if (process.IsValid()) {
+    request.mappings = sideOf(debugger, process).memoryMap(process);
+    if (!request.mappings.empty())
+      request.space = JitAddressSpace::fromMemoryMap(request.mappings);
+  }
+  request.table = &table_;
+  request.lines = &lines_;
+  request.unwind = &unwind_;
+  request.triple = target_.GetTriple() ? target_.GetTriple() : "x86_64-pc-linux-gnu";
+  request.origin = sources_.names();
+  if (modules_)
+    request.claimed = claimedByOtherModules(target_, *modules_);
+  auto plausible = [this](std::string_view file, uint32_t line) {
+    return lineCanExist(file, line);
+  };
+  request.plausible = plausible;
+  llvm::Expected<ExportResult> result = exportRegions(directory, request);
+  if (!result)
+    return result.takeError();
+  return ExportReport{result->symbols, result->regions.size(), result->outside};
+}
+
 std::string TargetSync::status() const {
   std::ostringstream out;
-  out << "auto sync: " << (autoSync ? "on" : "off") << "\n";
+  out << "auto sync: " << (settings_.autoSync ? "on" : "off") << "\n";
   if (!process_) {
     out << "process: none synced\n";
     return out.str();
   }
-  out << "process: " << process_->pid << "\n";
-  // A remote file: where its copy is and what the last update copied.
-  auto copyOf = [&](const FileMirror &mirror) {
-    out << "  copied through " << mirror.transport() << " to " << mirror.localPath()
-        << ": bytes " << mirror.last().from << ".." << mirror.last().to << " by the last sync"
-        << (mirror.last().replaced ? " (the file was rewritten)" : "") << ", "
-        << mirror.transferred() << " bytes transferred in all\n";
-  };
-  out << "perf map: "
-      << (mapMirror_ ? mapMirror_->name() : reader_ ? reader_->path() : "(none found yet)")
-      << "\n";
-  if (mapMirror_)
-    copyOf(*mapMirror_);
-  if (reader_)
-    out << "  read: " << reader_->linesRead() << " lines, " << reader_->offset() << " bytes\n";
-  out << "jitdump: "
-      << (dumpMirror_ ? dumpMirror_->name() : dumpReader_ ? dumpReader_->path() : "(none found yet)")
-      << "\n";
-  if (dumpMirror_)
-    copyOf(*dumpMirror_);
-  if (dumpReader_)
-    out << "  read: " << dumpSymbols_->loads + dumpSymbols_->provisionalLoads()
-        << " code loads, " << dumpSymbols_->moves << " moves, " << dumpReader_->offset()
-        << " bytes (and " << dumpSymbols_->provisionalLoads() << " code loads in "
-        << lastUnflushedBytes_ << " bytes from the process's stdio buffer); lines for "
-        << lines_.functionCount() << " functions, unwind tables for "
-        << unwind_.functionCount() << "\n";
+  out << "process: " << process_->pid << " (" << (side_ ? side_->kind() : "?") << ")\n";
+  out << sources_.status();
   out << "symbols: " << table_.size() << " known, "
       << (modules_ ? modules_->symbolCount() : 0) << " in LLDB\n";
   out << "regions: " << (modules_ ? modules_->size() : 0) << " modules\n";

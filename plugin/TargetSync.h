@@ -1,37 +1,40 @@
-// The JIT symbol state of one LLDB target: which process it describes, the perf
-// map and jitdump being followed, the symbols and source lines read so far and
-// the modules given to LLDB.
+// The JIT symbols of one LLDB target: which process it describes, how that
+// process is reached (process/ProcessSide.h), the files followed (Sources.h),
+// the symbols and source lines read so far, and the modules given to LLDB
+// (Publisher.h, RegionModules.h). One sync is a short sequence: identify the
+// process, read what is new, plan it, give it to LLDB.
 #pragma once
 
-#include <chrono>
+#include <cstdint>
 #include <memory>
 #include <optional>
-#include <set>
 #include <string>
 #include <vector>
 
 #include "CompileWatch.h"
 #include "JvmSignals.h"
 #include "PendingBreakpoints.h"
-#include "PlatformFile.h"
-#include "StdioBuffer.h"
-#include "SyncProgress.h"
 #include "Publisher.h"
 #include "RegionModules.h"
-#include "jitsym/CoreFile.h"
+#include "Sources.h"
 #include "jitsym/Diagnostic.h"
-#include "jitsym/FileMirror.h"
-#include "jitsym/JitdumpReader.h"
-#include "jitsym/Interrupt.h"
-#include "jitsym/JitdumpSymbols.h"
 #include "jitsym/LineTables.h"
-#include "jitsym/PerfMapReader.h"
 #include "jitsym/ProcessFiles.h"
 #include "jitsym/SourceFiles.h"
 #include "jitsym/SymbolTable.h"
+#include "jitsym/UnwindTables.h"
 #include "lldb/API/LLDB.h"
+#include "process/ProcessSide.h"
 
 namespace jitsym::plugin {
+
+// What the user switches for every target (jit-sync --auto, ...).
+struct TargetSettings {
+  bool autoSync = true;      // sync at every stop
+  bool watchCompiles = true; // see CompileWatch
+  bool jvmSignals = true;    // see JvmSignals
+  bool portable = false;     // the SB-API-only side for local processes too
+};
 
 struct SyncOptions {
   std::optional<std::string> mapPath;     // --map: explicit perf map
@@ -47,10 +50,10 @@ struct ExportReport {
 struct SyncReport {
   std::string source;          // the files read ("MAP + DUMP"), empty when none
   uint64_t symbols = 0;        // live symbols in LLDB
-  uint64_t regions = 0;        // JIT modules (windows)
+  uint64_t regions = 0;        // JIT modules
   uint64_t added = 0;          // new since the previous sync
   uint64_t removed = 0;        // replaced or freed since the previous sync
-  uint64_t shadowed = 0;       // skipped: file-backed or unmapped memory
+  uint64_t shadowed = 0;       // skipped: file-backed, unmapped or claimed memory
   double milliseconds = 0;
   std::vector<Diagnostic> diagnostics;
   std::string note;            // why nothing happened, when nothing did
@@ -71,111 +74,66 @@ public:
                   const PendingBreakpoints &pending);
   // Writes the symbols synced so far as files another session loads (see
   // core RegionExport.h) into `directory`.
-  llvm::Expected<ExportReport> exportTo(const std::string &directory);
+  llvm::Expected<ExportReport> exportTo(lldb::SBDebugger &debugger, const std::string &directory);
   // Removes the modules and forgets everything (relaunch, exit, --clear).
   void reset();
   // reset(), except that the modules are handed back for the caller to remove
-  // from the target, with no lock of the plugin held (see Plugin.cpp's
+  // from the target, with no lock of the plugin held (see Registry.h's
   // ExitWatcher); nothing of LLDB is called.
   std::unique_ptr<RegionModules> resetKeepingModules();
+  // The settings changed: a change of side takes effect at the next sync.
+  void apply(const TargetSettings &changed);
 
   bool matches(const lldb::SBTarget &target) const { return target_ == target; }
   lldb::SBTarget &target() { return target_; }
-  bool autoSync = true;
-  bool watchCompiles = true; // see CompileWatch
-  bool jvmSignals = true;    // see JvmSignals
-  bool jvmSignalsChecked = false; // whether this target's JVM signals were seen to
+  const TargetSettings &settings() const { return settings_; }
   // Whether the target runs a JVM (see JvmSignals.h); a yes is kept.
   bool runsJvm() {
     if (!isJvm_)
       isJvm_ = jitsym::plugin::runsJvm(target_);
     return isJvm_;
   }
-  CompileWatch compileWatch;
-  std::string lastStopError; // the stop hook's last error, said once
   bool hasModules() const { return modules_ && modules_->size() > 0; }
   std::string status() const;
   const std::optional<ProcessIdentity> &process() const { return process_; }
+
+  bool jvmSignalsChecked = false; // whether this target's JVM signals were seen to
+  CompileWatch compileWatch;
+  std::string lastStopError; // the stop hook's last error, said once
 
 private:
   llvm::Expected<SyncReport> syncWith(lldb::SBDebugger &debugger, const SyncOptions &options,
                                       std::string_view aheadOfFile,
                                       const PendingBreakpoints *publishOnlyFor);
+  // The side of `process`, chosen once per process (and again at an exec).
+  ProcessSide &sideOf(lldb::SBDebugger &debugger, lldb::SBProcess &process);
+  // A new process (or the same after an exec): nothing of the last one stays.
   llvm::Error beginProcess(const ProcessIdentity &identity);
-  std::vector<Mapping> memoryMap(const lldb::SBProcess &process);
-  // The process is a core file (ELF or minidump): nothing of it is in /proc.
-  bool isCore();
-  // A live process of this machine, whose /proc entries describe it.
-  bool readsProc();
-  // A live process behind a platform connection (lldb-server platform,
-  // remote-android): its files are read through the platform.
-  bool readsRemote();
-  // An ELF core's memory map and process, from its program headers and notes.
-  const CoreFileInfo *coreFile();
-  // Checks a core's named sources against the core; adds warnings to `report`.
-  llvm::Error checkAgainstCore(SyncReport &report);
-  // Forgets what was read and given to LLDB, keeping the process.
-  void forgetSources();
-  // Opens the sources not open yet: the ones named, else the ones found.
-  void openSources(lldb::SBDebugger &debugger, uint64_t pid,
-                   llvm::function_ref<const std::vector<Mapping> &()> mappings,
-                   bool lookForJitdump, bool force);
-  // The first remote perf map candidate that exists on the platform.
-  std::optional<std::string> findRemotePerfMap(lldb::SBDebugger &debugger, uint64_t pid);
-  // A local copy of remote file `path`, read by the readers in its place.
-  std::unique_ptr<FileMirror> mirrorOf(lldb::SBDebugger &debugger, const std::string &path,
-                                       const char *copyName, bool text);
-  // Brings the copies of remote files up to date before they are read.
-  llvm::Error updateMirrors(SyncProgress &progress);
-  // Keeps diagnostics for the next report, naming remote files as the user knows them.
-  void holdDiagnostics(std::vector<Diagnostic> &diagnostics);
-  // Reads both sources; false when one was rewritten and both must be read again.
-  llvm::Expected<bool> readSources(lldb::SBProcess &process, std::string_view aheadOfMap,
-                                   const PendingBreakpoints *publishOnlyFor,
-                                   const InterruptCheck &interrupt, bool &matched,
-                                   bool &interrupted);
-  std::string unflushedDumpBytes(lldb::SBProcess &process);
+  // At an exec stop: the PID and start time stay, what the old program
+  // announced does not, and its map may go on with the new program's lines.
+  llvm::Error handleExec(lldb::SBDebugger &debugger, lldb::SBProcess &process,
+                         const ProcessIdentity &identity);
+  // Removes the modules and forgets what was published.
+  void forgetPublished();
+  // The process ended under LLDB's feet: modules removed, said in the report.
+  SyncReport ended(uint64_t pid);
   // Whether a source line can exist (see SourceFiles.h).
   bool lineCanExist(std::string_view file, uint32_t line);
-  std::string sourceNames() const;
 
   lldb::SBTarget target_;
-  // A map whose first bytes an earlier program with this PID wrote (one that
-  // exec'd, or ended before the PID was given again), and how many.
-  struct EarlierProgram {
-    std::string path;
-    uint64_t bytes = 0;
-  };
-  std::optional<EarlierProgram> earlierProgram_;
-  uint32_t execStopId_ = UINT32_MAX; // the exec stop already handled
-  bool isJvm_ = false;
-  // The ELF core read for this target, and any error reading it.
-  std::optional<CoreFileInfo> core_;
-  std::string corePath_;
-  bool coreRead_ = false;
+  TargetSettings settings_;
+  std::unique_ptr<ProcessSide> side_;
+  uint32_t sideProcess_ = 0; // SBProcess::GetUniqueID of the process side_ is for
   std::optional<ProcessIdentity> process_;
-  std::string sourceRoot_; // where source files are read: "/proc/PID/root", or "" (trusted)
-  std::string directory_;
-  // The sources. Both may be followed at once (node --perf-prof
-  // --perf-basic-prof): for code both announce, the jitdump's record wins and
-  // the map's line is skipped, so nothing is listed twice.
-  std::unique_ptr<PerfMapReader> reader_;
-  std::string readerOrigin_; // the --map path, empty when found automatically
-  std::unique_ptr<JitdumpReader> dumpReader_;
-  std::unique_ptr<JitdumpSymbols> dumpSymbols_;
-  std::string dumpOrigin_;   // the --jitdump path, empty when found automatically
-  // On a remote target, the local copies the readers read (else null).
-  std::unique_ptr<FileMirror> mapMirror_, dumpMirror_;
-  StdioBuffer stdio_;
-  uint64_t lastUnflushedBytes_ = 0; // of stdio_'s, what named code at the last sync
-  bool forced_ = false;
+  uint32_t execStopId_ = UINT32_MAX; // the exec stop already handled
+  std::string directory_; // this process's private files
+  std::optional<std::string> sourceRoot_; // where source files are read, if checked
+  bool isJvm_ = false;
   SymbolTable table_;
   LineTables lines_;
   UnwindTables unwind_; // from CODE_UNWINDING_INFO
+  Sources sources_{table_, lines_, unwind_};
   SourceFiles sourceFiles_; // line counts, to drop impossible lines
-  // Malformed lines read at a write the compile watch stopped, where nothing is
-  // shown: reported by the next sync the user sees.
-  std::vector<Diagnostic> heldDiagnostics_;
   std::unique_ptr<RegionModules> modules_;
   Publisher publisher_;
   uint64_t syncs_ = 0;

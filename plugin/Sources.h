@@ -1,0 +1,109 @@
+// The files jit-sync follows for one process, and their readers: the perf map
+// and the jitdump (both at once for `node --perf-prof --perf-basic-prof`: the
+// jitdump's record wins for code both announce, and the map's line is skipped).
+// A file named with --map or --jitdump sticks until another is named; the
+// others are looked for at every sync until found (ProcessSide.h finds them).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "PendingBreakpoints.h"
+#include "SyncProgress.h"
+#include "jitsym/Diagnostic.h"
+#include "jitsym/Interrupt.h"
+#include "jitsym/JitdumpReader.h"
+#include "jitsym/JitdumpSymbols.h"
+#include "jitsym/LineTables.h"
+#include "jitsym/PerfMapReader.h"
+#include "jitsym/SymbolTable.h"
+#include "jitsym/UnwindTables.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
+#include "process/ProcessSide.h"
+
+namespace jitsym::plugin {
+
+// What one read of the sources did.
+struct SourcesRead {
+  bool interrupted = false;
+  // A new perf map line may resolve a pending breakpoint (at the compile watch).
+  bool mayResolvePending = false;
+};
+
+class Sources {
+public:
+  Sources(SymbolTable &table, LineTables &lines, UnwindTables &unwind)
+      : table_(table), lines_(lines), unwind_(unwind) {}
+
+  // The files the user names with --map and --jitdump (and --force): a file
+  // named once sticks until another is named; a sync that names nothing keeps
+  // what is followed. True when that differs from what was followed: the
+  // readers start over.
+  bool name(const std::optional<std::string> &map, const std::optional<std::string> &jitdump,
+            bool force);
+  // Opens the sources not open yet: the ones named, else the ones `side` finds.
+  void open(ProcessSide &side, uint64_t pid,
+            llvm::function_ref<const std::vector<Mapping> &()> mappings, bool lookForJitdump,
+            const std::string &directory);
+  bool any() const { return map_ || dump_; }
+  // Brings the local copies of remote files up to date.
+  llvm::Error updateCopies(SyncProgress &progress);
+  // Reads what is new in both. `aheadOfMap`: complete lines about to be written
+  // to the map (the compile watch); `pending`: only the map is read, watching
+  // for names that may resolve those breakpoints. False when one source was
+  // rewritten and both must be read again (forget(), then open and read).
+  llvm::Expected<bool> read(ProcessSide &side, lldb::SBTarget &target,
+                            lldb::SBProcess &process, std::string_view aheadOfMap,
+                            const PendingBreakpoints *pending, const InterruptCheck &interrupt,
+                            SourcesRead &result);
+
+  // Forgets the readers and what they read (the table too); keeps the names.
+  void forget();
+  // forget(), and the names, the earlier program and held diagnostics too.
+  void reset();
+
+  // At an exec stop: the map's first `bytes` were the old program's.
+  void skipEarlierProgram(std::string path, uint64_t bytes) {
+    earlier_ = EarlierProgram{std::move(path), bytes};
+  }
+  // Why nothing was read, when an earlier process's map was found.
+  std::optional<std::string> staleNote() const;
+  // The perf map being followed, if any (its path on this machine).
+  std::optional<std::string> mapPath() const;
+  // "MAP + DUMP", as the user knows them.
+  std::string names() const;
+  // Problems found while reading, said by the next sync the user sees.
+  void hold(std::vector<Diagnostic> diagnostics);
+  std::vector<Diagnostic> takeHeld() { return std::exchange(held_, {}); }
+  const JitdumpSymbols *dumpSymbols() const { return dumpSymbols_.get(); }
+  const std::string &dumpName() const { return dumpFile_.name; }
+  // The lines --status prints about the files.
+  std::string status() const;
+
+private:
+  struct EarlierProgram {
+    std::string path;
+    uint64_t bytes = 0;
+  };
+
+  SymbolTable &table_;
+  LineTables &lines_;
+  UnwindTables &unwind_;
+  std::string mapOrigin_, dumpOrigin_; // named by the user, else empty
+  bool forced_ = false;
+  FollowedFile mapFile_, dumpFile_;
+  std::unique_ptr<PerfMapReader> map_;
+  std::unique_ptr<JitdumpReader> dump_;
+  std::unique_ptr<JitdumpSymbols> dumpSymbols_;
+  // A map whose first bytes an earlier program with this PID wrote (one that
+  // exec'd, or ended before the PID was given again), and how many.
+  std::optional<EarlierProgram> earlier_;
+  uint64_t lastUnflushedBytes_ = 0; // from the stdio buffer at the last read
+  std::vector<Diagnostic> held_;
+};
+
+} // namespace jitsym::plugin

@@ -1,0 +1,111 @@
+// The local side: a process of this machine, read through /proc.
+#include "process/ProcessSide.h"
+
+#include <sys/stat.h>
+
+#include "CompileWatch.h"
+#include "process/StdioBuffer.h"
+
+namespace jitsym::plugin {
+namespace {
+
+std::optional<uint64_t> fileSize(const std::string &path) {
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0)
+    return std::nullopt;
+  return static_cast<uint64_t>(st.st_size);
+}
+
+class LocalProcess : public ProcessSide {
+public:
+  explicit LocalProcess(lldb::SBTarget &target) : target_(target) {}
+
+  std::string kind() const override { return "local"; }
+
+  std::optional<ProcessIdentity> identify(lldb::SBProcess &process) override {
+    // Killed while LLDB held it stopped: LLDB still shows it stopped, but
+    // nothing of it is left to read.
+    return readLiveProcessIdentity(process.GetProcessID());
+  }
+  bool hasEnded(const ProcessIdentity &identity) const override {
+    return processHasEnded(identity);
+  }
+  std::vector<Mapping> memoryMap(lldb::SBProcess &process) override {
+    const std::string path = "/proc/" + std::to_string(process.GetProcessID()) + "/maps";
+    if (std::optional<std::string> text = readFile(path))
+      return parseMemoryMap(*text, path);
+    return {};
+  }
+
+  FoundPerfMap findPerfMap(uint64_t pid, bool) override {
+    PerfMapSearch search = searchPerfMap(pid);
+    return FoundPerfMap{search.path, search.stale, search.staleBytes};
+  }
+  std::optional<std::string> findJitdump(uint64_t pid, const std::vector<Mapping> &mappings,
+                                         bool) override {
+    return jitsym::findJitdump(pid, mappings);
+  }
+  FollowedFile follow(const std::string &path, bool, bool force, const std::string &) override {
+    FollowedFile file{path, path, {}, nullptr};
+    if (!force)
+      file.trust.expectedOwner = readProcessUid(target_.GetProcess().GetProcessID());
+    return file;
+  }
+
+  // Files as this process can open them: through its root (its mount namespace).
+  std::optional<std::string> sourceRoot(uint64_t pid) const override {
+    return "/proc/" + std::to_string(pid) + "/root";
+  }
+  // The FILE on a descriptor of the dump whose offset is the file's end.
+  std::string unflushedBytes(lldb::SBTarget &target, lldb::SBProcess &process,
+                             const std::string &path) override {
+    const uint64_t pid = process.GetProcessID();
+    std::optional<uint64_t> size = fileSize(path);
+    if (!size)
+      return {};
+    std::vector<int> atEnd;
+    for (int fd : descriptorsOfFile(pid, path)) {
+      std::optional<DescriptorPosition> position = readDescriptorPosition(pid, fd);
+      if (position && position->offset == *size)
+        atEnd.push_back(fd);
+    }
+    return stdio_.unflushed(target, process, atEnd);
+  }
+  std::optional<uint64_t> bytesBeforeExec(const std::string &path) const override {
+    return fileSize(path);
+  }
+
+  bool seesDescriptors() const override { return true; }
+  std::optional<std::string> pendingWrite(lldb::SBProcess &process, lldb::SBThread &thread,
+                                          const std::string &mapPath) override {
+    std::optional<WriteCall> call = CompileWatch::writeCallAt(thread);
+    const uint64_t pid = process.GetProcessID();
+    if (!call || !descriptorIsFile(pid, call->fd, mapPath))
+      return std::nullopt;
+    // The bytes can be announced ahead only if they land at the end of what
+    // is in the file, on a line boundary; otherwise the file alone is read.
+    std::string ahead;
+    std::optional<DescriptorPosition> position = readDescriptorPosition(pid, call->fd);
+    std::optional<uint64_t> size = fileSize(mapPath);
+    if (position && size && (position->appends || position->offset == *size)) {
+      constexpr uint64_t kMaxAhead = 1 << 20;
+      ahead.resize(static_cast<size_t>(std::min(call->count, kMaxAhead)));
+      lldb::SBError error;
+      size_t got = process.ReadMemory(call->buffer, ahead.data(), ahead.size(), error);
+      ahead.resize(error.Success() ? got : 0);
+    }
+    return ahead;
+  }
+
+private:
+  lldb::SBTarget target_;
+  StdioBuffer stdio_;
+};
+
+} // namespace
+
+std::unique_ptr<ProcessSide> makeLocalProcess(lldb::SBTarget &target) {
+  return std::make_unique<LocalProcess>(target);
+}
+
+} // namespace jitsym::plugin

@@ -1,0 +1,62 @@
+// The portable side: the SB API only, as on a platform with no /proc (macOS,
+// FreeBSD, qemu-user): LLDB's memory regions, LLDB's id of the process, files
+// opened as local files at the paths perf and the runtimes use, owners
+// checked against the user LLDB reports. No stdio buffer is read (glibc's
+// internals) and no write(2) is watched (it needs the descriptor's file).
+#include "process/ProcessSide.h"
+
+#include <sys/stat.h>
+
+namespace jitsym::plugin {
+namespace {
+
+class PortableProcess : public ProcessSide {
+public:
+  explicit PortableProcess(lldb::SBTarget &target) : target_(target) {}
+
+  std::string kind() const override { return "portable (SB API only)"; }
+  // No start time without /proc: LLDB's own id of the process tells a
+  // relaunch with the same PID apart.
+  std::optional<ProcessIdentity> identify(lldb::SBProcess &process) override {
+    return ProcessIdentity{process.GetProcessID(), process.GetUniqueID()};
+  }
+  std::vector<Mapping> memoryMap(lldb::SBProcess &process) override {
+    return memoryMapFromLLDB(process);
+  }
+  FoundPerfMap findPerfMap(uint64_t pid, bool) override {
+    const std::string path = "/tmp/perf-" + std::to_string(pid) + ".map";
+    struct stat st; // of a link itself: the reader refuses links, with a message
+    if (::lstat(path.c_str(), &st) == 0)
+      return FoundPerfMap{path, std::nullopt, 0};
+    return {};
+  }
+  // The file named jit-PID.dump the process mapped, as perf finds it.
+  std::optional<std::string> findJitdump(uint64_t pid, const std::vector<Mapping> &mappings,
+                                         bool) override {
+    return jitdumpInMemoryMap(mappings, pid, pid);
+  }
+  FollowedFile follow(const std::string &path, bool, bool force, const std::string &) override {
+    FollowedFile file{path, path, {}, nullptr};
+    lldb::SBProcessInfo info = target_.GetProcess().GetProcessInfo();
+    if (!force && info.IsValid() && info.UserIDIsValid())
+      file.trust.expectedOwner = info.GetUserID();
+    return file;
+  }
+  std::string whereLooked(uint64_t pid) const override {
+    const std::string id = std::to_string(pid);
+    return "/tmp/perf-" + id + ".map and a jit-" + id + ".dump in LLDB's memory regions";
+  }
+  // Source paths as they are (no other mount namespace is known).
+  std::optional<std::string> sourceRoot(uint64_t) const override { return std::string(); }
+
+private:
+  lldb::SBTarget target_;
+};
+
+} // namespace
+
+std::unique_ptr<ProcessSide> makePortableProcess(lldb::SBTarget &target) {
+  return std::make_unique<PortableProcess>(target);
+}
+
+} // namespace jitsym::plugin

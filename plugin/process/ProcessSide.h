@@ -1,0 +1,133 @@
+// How jit-sync reaches one process: its identity, its memory map, finding and
+// opening its perf map and jitdump, the trust checks, where its source files
+// are, whether it has ended, and what its stdio buffer holds. Chosen once per
+// process (chooseProcessSide), so that nothing else asks whether a process is
+// local, remote or a core file. Four sides:
+//
+//   local     a process of this machine, read through /proc (and glibc's stdio
+//             internals, StdioBuffer.h)
+//   remote    a process behind a platform connection (lldb-server platform,
+//             remote-android): files read through the platform (PlatformFile.h)
+//   core      a core file: its memory map from the core itself (CoreFile.h)
+//   portable  the SB API only: no /proc, no glibc internals, local files read
+//             as files. What a platform without /proc (macOS, FreeBSD, qemu-user)
+//             runs; `jit-sync --portable on` selects it on Linux.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "jitsym/AppendedFile.h"
+#include "jitsym/Diagnostic.h"
+#include "jitsym/FileMirror.h"
+#include "jitsym/MemoryMap.h"
+#include "jitsym/ProcessFiles.h"
+#include "lldb/API/LLDB.h"
+#include "llvm/Support/Error.h"
+
+namespace jitsym::plugin {
+
+// A file jit-sync follows, as the readers see it.
+struct FollowedFile {
+  std::string name;     // as the user knows it, for messages (PLATFORM:PATH when remote)
+  std::string readPath; // what the readers open
+  TrustPolicy trust;
+  // A remote file's local copy, brought up to date before each read.
+  std::unique_ptr<FileMirror> mirror;
+};
+
+// A perf map found for a process when none was named.
+struct FoundPerfMap {
+  std::optional<std::string> path;
+  // A map last written before the process started (an earlier process with
+  // the PID left it): not read, but what is appended from now on is.
+  std::optional<std::string> stale;
+  uint64_t staleBytes = 0;
+};
+
+// What a sync found, for the side's own checks (a core's, against its file).
+struct SyncFacts {
+  uint64_t pid = 0;
+  uint64_t added = 0, shadowed = 0;
+  std::string sources;                 // the files read
+  std::optional<uint32_t> jitdumpPid;  // the PID in the jitdump's header
+  std::string jitdumpName;
+};
+
+class ProcessSide {
+public:
+  virtual ~ProcessSide() = default;
+  // "local", "remote", "core file", "portable (SB API only)": for --status.
+  virtual std::string kind() const = 0;
+
+  // The process now: its PID and what tells a relaunch with the same PID
+  // apart; nothing when it has ended (killed while LLDB held it stopped).
+  virtual std::optional<ProcessIdentity> identify(lldb::SBProcess &process) = 0;
+  // Whether the process of `identity` ended since: asked between chunks of work.
+  virtual bool hasEnded(const ProcessIdentity &) const { return false; }
+  virtual std::vector<Mapping> memoryMap(lldb::SBProcess &process) = 0;
+
+  // The perf map and the jitdump when none is named; `otherNamed`: the other
+  // source was named (a core then looks for nothing more).
+  virtual FoundPerfMap findPerfMap(uint64_t pid, bool otherNamed) = 0;
+  virtual std::optional<std::string> findJitdump(uint64_t pid,
+                                                 const std::vector<Mapping> &mappings,
+                                                 bool otherNamed) = 0;
+  // `path` opened for the readers; `force` trusts any owner; `text`: a perf
+  // map (a jitdump is binary); `directory`: this process's private directory.
+  virtual FollowedFile follow(const std::string &path, bool text, bool force,
+                              const std::string &directory) = 0;
+  // What the "no perf map or jitdump" note says was looked at.
+  virtual std::string whereLooked(uint64_t pid) const;
+
+  // Where the runtime's source files are read to check its line numbers
+  // (SourceFiles.h): a prefix for their paths, or nothing when not checked.
+  virtual std::optional<std::string> sourceRoot(uint64_t) const { return std::nullopt; }
+  // The bytes of the jitdump `path` still in the process's stdio buffer, after
+  // the file's end (provisional: JitdumpReader.h).
+  virtual std::string unflushedBytes(lldb::SBTarget &, lldb::SBProcess &, const std::string &) {
+    return {};
+  }
+  // At an exec stop: how many bytes of the perf map `path` the old program
+  // wrote (a runtime that appends keeps them in front of the new ones).
+  virtual std::optional<uint64_t> bytesBeforeExec(const std::string &) const {
+    return std::nullopt;
+  }
+  // At a write(2) the compile watch stopped (thread at the call): the bytes
+  // about to be appended to the perf map `mapPath` (empty when they cannot be
+  // known), or nothing when the write is not to that file. Only a side that
+  // sees descriptors can say.
+  virtual std::optional<std::string> pendingWrite(lldb::SBProcess &, lldb::SBThread &,
+                                                  const std::string &) {
+    return std::nullopt;
+  }
+  virtual bool seesDescriptors() const { return false; }
+
+  // The side's own checks of a sync: warnings added to `diagnostics`, or an
+  // error when the sources do not belong to the process (then not followed).
+  virtual llvm::Error checkSync(const SyncFacts &, std::vector<Diagnostic> &) {
+    return llvm::Error::success();
+  }
+  // Problems met on the way (reading a core file), said by the next sync.
+  virtual std::vector<Diagnostic> takeDiagnostics() { return {}; }
+};
+
+// The side for `target`'s process. `portable`: the SB-API-only side for a
+// process of this machine too.
+std::unique_ptr<ProcessSide> chooseProcessSide(lldb::SBDebugger &debugger, lldb::SBTarget &target,
+                                               bool portable);
+
+// The four sides (in LocalProcess.cpp, RemoteProcess.cpp, CoreProcess.cpp,
+// PortableProcess.cpp).
+std::unique_ptr<ProcessSide> makeLocalProcess(lldb::SBTarget &target);
+std::unique_ptr<ProcessSide> makeRemoteProcess(lldb::SBDebugger &debugger, lldb::SBTarget &target);
+std::unique_ptr<ProcessSide> makeCoreProcess(lldb::SBTarget &target);
+std::unique_ptr<ProcessSide> makePortableProcess(lldb::SBTarget &target);
+
+// LLDB's own memory map of a process (remote targets, minidumps, portable).
+std::vector<Mapping> memoryMapFromLLDB(lldb::SBProcess &process);
+
+} // namespace jitsym::plugin
