@@ -29,6 +29,15 @@ config.excludes = ["Inputs", "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.jitsym_build_dir, "test")
 
+# --param portable=1: the plugin reaches local processes through the SB API
+# only (jit-sync --portable), as on a platform without /proc. Tests that need
+# what only /proc gives (the stdio buffer, the compile watch, /proc/PID/root,
+# start times) say `UNSUPPORTED: portable`.
+if lit_config.params.get("portable") == "1":
+    config.environment["JITSYM_PORTABLE"] = "1"
+    config.available_features.add("portable")
+    config.name = "jitsym-portable"
+
 # Files jitsym writes go to a per-run private directory, not the user's.
 config.environment["JITSYM_DIR"] = os.path.join(config.test_exec_root, "private")
 config.environment["LLDB_DEBUGSERVER_PATH"] = config.lldb_server

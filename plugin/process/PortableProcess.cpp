@@ -46,6 +46,13 @@ public:
     const std::string id = std::to_string(pid);
     return "/tmp/perf-" + id + ".map and a jit-" + id + ".dump in LLDB's memory regions";
   }
+  // A local file, read as a file.
+  std::optional<uint64_t> bytesBeforeExec(const std::string &path) const override {
+    struct stat st;
+    if (::stat(path.c_str(), &st) != 0)
+      return std::nullopt;
+    return static_cast<uint64_t>(st.st_size);
+  }
   // Source paths as they are (no other mount namespace is known).
   std::optional<std::string> sourceRoot(uint64_t) const override { return std::string(); }
 
