@@ -19,39 +19,19 @@ import sys
 import tempfile
 
 import lldb
+from lldb_driver import Driver, jit_symbols
 
 scenario, plugin, tinyjit = sys.argv[1:4]
 work = tempfile.mkdtemp(prefix="jitsym-region-session-")
 
-lldb.SBDebugger.Initialize()
-debugger = lldb.SBDebugger.Create(False)
-debugger.SetAsync(False)
-interpreter = debugger.GetCommandInterpreter()
-
-
-def run(command):
-    result = lldb.SBCommandReturnObject()
-    interpreter.HandleCommand(command, result)
-    return (result.GetOutput() or "") + (result.GetError() or "")
-
-
-def jit_symbols(target):
-    """{address: (name, size)} of the symbols of jitsym's modules."""
-    found = {}
-    for module in target.module_iter():
-        if not module.GetFileSpec().fullpath.startswith(os.environ["JITSYM_DIR"]):
-            continue
-        for symbol in module:
-            start = symbol.GetStartAddress().GetLoadAddress(target)
-            end = symbol.GetEndAddress().GetLoadAddress(target)
-            found[start] = (symbol.GetName(), end - start)
-    return found
+driver = Driver(plugin)
+debugger, run = driver.debugger, driver.run
 
 
 def check(expected, target):
     """Every (address, size, name) of `expected` is in LLDB: listed in a JIT
     module, and found by address."""
-    held = jit_symbols(target)
+    held = {address: (name, size) for name, address, size in jit_symbols(target)}
     missing = [e for e in expected if held.get(e[0]) != (e[2], e[1])]
     print("map: %d symbols; in JIT modules: %d; missing: %d" %
           (len(expected), len(held), len(missing)))
@@ -74,7 +54,6 @@ def window_json_size(triple, symbols):
     return len(json.dumps(doc, indent=1)) + 1
 
 
-run("plugin load " + plugin)
 if scenario == "page-multiple":
     target = debugger.CreateTarget(tinyjit)
     target.BreakpointCreateByName("jit_probe")

@@ -15,6 +15,7 @@ import sys
 import time
 
 import lldb
+from lldb_driver import Driver
 
 NAME = re.compile(r"^stream_fn_(\d+)$")
 
@@ -79,17 +80,8 @@ def buffer_already_written(process, target, path):
 
 def main():
     plugin, seconds, interval_ms, program = sys.argv[1:5]
-    lldb.SBDebugger.Initialize()
-    debugger = lldb.SBDebugger.Create(False)
-    debugger.SetAsync(True)
-    interpreter = debugger.GetCommandInterpreter()
-
-    def run(command):
-        result = lldb.SBCommandReturnObject()
-        interpreter.HandleCommand(command, result)
-        return (result.GetOutput() or "") + (result.GetError() or "")
-
-    run("plugin load " + plugin)
+    driver = Driver(plugin, async_mode=True)
+    debugger, run = driver.debugger, driver.run
     # Interrupt stops run no stop hook: every sync is this script's, so every
     # diagnostic is seen here.
     run("jit-sync --auto off")

@@ -23,40 +23,26 @@ import threading
 import time
 
 import lldb
+from lldb_driver import Driver, jit_symbols
 
 MAP_NAME = re.compile(r"^([a-z]+)(\d+)_(\d+)_([0-9a-f]+)$")
 DUMP_NAME = re.compile(r"^d(\d+)_([0-9a-f]+)$")
 SYMBOL_BYTES = 16
 
 
-class Session:
+class Session(Driver):
     def __init__(self, plugin):
-        lldb.SBDebugger.Initialize()
-        self.debugger = lldb.SBDebugger.Create(False)
-        self.debugger.SetAsync(False)
-        self.interpreter = self.debugger.GetCommandInterpreter()
-        self.run("plugin load " + plugin)
+        super().__init__(plugin)
         self.private = os.environ["JITSYM_DIR"]
 
     def run(self, command, echo=False):
-        result = lldb.SBCommandReturnObject()
-        self.interpreter.HandleCommand(command, result)
-        text = (result.GetOutput() or "") + (result.GetError() or "")
+        text = super().run(command)
         if echo:
             print("(lldb) %s\n%s" % (command, text), end="")
         return text
 
     def jit_symbols(self, target):
-        """(name, address, size) of every symbol of jitsym's modules."""
-        symbols = []
-        for module in target.module_iter():
-            if not module.GetFileSpec().fullpath.startswith(self.private):
-                continue
-            for symbol in module:
-                start = symbol.GetStartAddress().GetLoadAddress(target)
-                end = symbol.GetEndAddress().GetLoadAddress(target)
-                symbols.append((symbol.GetName(), start, end - start))
-        return symbols
+        return jit_symbols(target)
 
 
 def check(symbols):
