@@ -10,9 +10,9 @@
 #include <unistd.h>
 
 #include "JitdumpBytes.h"
-#include "jitsym/JitdumpReader.h"
-#include "jitsym/JitdumpSymbols.h"
-#include "jitsym/SymbolSource.h"
+#include "jitsym/files/JitdumpReader.h"
+#include "jitsym/symbols/JitdumpSymbols.h"
+#include "jitsym/files/SymbolSource.h"
 
 using namespace jitsym;
 using jitsym::test::appendRecord;

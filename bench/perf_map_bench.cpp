@@ -8,9 +8,9 @@
 #include <string>
 #include <unistd.h>
 
-#include "jitsym/PerfMapReader.h"
-#include "jitsym/SymbolSource.h"
-#include "jitsym/TableSink.h"
+#include "jitsym/files/PerfMapReader.h"
+#include "jitsym/files/SymbolSource.h"
+#include "jitsym/symbols/TableSink.h"
 
 using namespace jitsym;
 

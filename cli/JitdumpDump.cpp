@@ -2,8 +2,8 @@
 // that names with any bytes in them keep one record per line.
 #include "JitdumpDump.h"
 
-#include "jitsym/EhFrameParser.h"
-#include "jitsym/JitdumpReader.h"
+#include "jitsym/formats/EhFrameParser.h"
+#include "jitsym/files/JitdumpReader.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/DebugInfo/DIContext.h"
 #include "llvm/DebugInfo/DWARF/DWARFCFIPrinter.h"

@@ -8,7 +8,7 @@
 #include "Hooks.h"
 #include "JvmSignals.h"
 #include "Registry.h"
-#include "jitsym/LldbCommand.h"
+#include "jitsym/objects/LldbCommand.h"
 
 namespace jitsym::plugin {
 namespace {

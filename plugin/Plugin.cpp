@@ -6,8 +6,8 @@
 #include "Hooks.h"
 #include "JitSyncCommand.h"
 #include "Registry.h"
-#include "jitsym/LldbCommand.h"
-#include "jitsym/PrivateDir.h"
+#include "jitsym/objects/LldbCommand.h"
+#include "jitsym/files/PrivateDir.h"
 #include "lldb/API/LLDB.h"
 
 namespace lldb {

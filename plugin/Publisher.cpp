@@ -5,8 +5,8 @@
 #include <cstdio>
 #include <utility>
 
-#include "jitsym/DebugObject.h"
-#include "jitsym/RegionPlanner.h"
+#include "jitsym/objects/DebugObject.h"
+#include "jitsym/plan/RegionPlanner.h"
 
 namespace jitsym::plugin {
 namespace {

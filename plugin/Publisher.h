@@ -14,12 +14,12 @@
 
 #include "RegionModules.h"
 #include "SyncProgress.h"
-#include "jitsym/Diagnostic.h"
-#include "jitsym/Interrupt.h"
-#include "jitsym/LineTables.h"
-#include "jitsym/MemoryMap.h"
-#include "jitsym/SymbolTable.h"
-#include "jitsym/UnwindTables.h"
+#include "jitsym/base/Diagnostic.h"
+#include "jitsym/base/Interrupt.h"
+#include "jitsym/symbols/LineTables.h"
+#include "jitsym/formats/MemoryMap.h"
+#include "jitsym/symbols/SymbolTable.h"
+#include "jitsym/symbols/UnwindTables.h"
 #include "lldb/API/LLDB.h"
 
 namespace jitsym::plugin {

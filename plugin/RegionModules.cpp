@@ -3,10 +3,10 @@
 
 #include <unistd.h>
 
-#include "jitsym/LldbCommand.h"
-#include "jitsym/PrivateDir.h"
-#include "jitsym/SymbolFileWriter.h"
-#include "jitsym/UnwindObject.h"
+#include "jitsym/objects/LldbCommand.h"
+#include "jitsym/files/PrivateDir.h"
+#include "jitsym/objects/SymbolFileWriter.h"
+#include "jitsym/objects/UnwindObject.h"
 
 namespace jitsym::plugin {
 namespace {

@@ -15,11 +15,11 @@
 #include <string>
 #include <vector>
 
-#include "jitsym/DebugObject.h"
-#include "jitsym/LineTables.h"
-#include "jitsym/RegionPlanner.h"
-#include "jitsym/SymbolTable.h"
-#include "jitsym/Uuid.h"
+#include "jitsym/objects/DebugObject.h"
+#include "jitsym/symbols/LineTables.h"
+#include "jitsym/plan/RegionPlanner.h"
+#include "jitsym/symbols/SymbolTable.h"
+#include "jitsym/plan/Uuid.h"
 #include "lldb/API/LLDB.h"
 #include "llvm/Support/Error.h"
 

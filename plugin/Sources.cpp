@@ -3,8 +3,8 @@
 
 #include <sstream>
 
-#include "jitsym/PerfMapParser.h"
-#include "jitsym/TableSink.h"
+#include "jitsym/formats/PerfMapParser.h"
+#include "jitsym/symbols/TableSink.h"
 
 namespace jitsym::plugin {
 namespace {

@@ -7,9 +7,9 @@
 #include <sstream>
 #include <utility>
 
-#include "jitsym/PrivateDir.h"
-#include "jitsym/RegionExport.h"
-#include "jitsym/Snapshot.h"
+#include "jitsym/files/PrivateDir.h"
+#include "jitsym/objects/RegionExport.h"
+#include "jitsym/files/Snapshot.h"
 
 namespace jitsym::plugin {
 

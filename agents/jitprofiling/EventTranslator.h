@@ -22,7 +22,7 @@
 #include <unordered_set>
 #include <vector>
 
-#include "jitsym/JitdumpWriter.h"
+#include "jitsym/formats/JitdumpWriter.h"
 
 namespace jitsym::jitprofiling {
 

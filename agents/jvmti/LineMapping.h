@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "jitsym/JitdumpWriter.h"
+#include "jitsym/formats/JitdumpWriter.h"
 
 namespace jitsym::jvmti {
 

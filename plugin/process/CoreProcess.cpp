@@ -7,7 +7,7 @@
 
 #include <unistd.h>
 
-#include "jitsym/CoreFile.h"
+#include "jitsym/formats/CoreFile.h"
 
 namespace jitsym::plugin {
 namespace {

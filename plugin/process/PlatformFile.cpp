@@ -6,7 +6,7 @@
 #include <unistd.h>
 
 #include "PlatformAnswers.h"
-#include "jitsym/AppendedFile.h"
+#include "jitsym/files/AppendedFile.h"
 
 namespace jitsym::plugin {
 namespace {

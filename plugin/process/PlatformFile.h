@@ -9,7 +9,7 @@
 #include <optional>
 #include <string>
 
-#include "jitsym/FileMirror.h"
+#include "jitsym/files/FileMirror.h"
 #include "lldb/API/LLDB.h"
 
 namespace jitsym::plugin {

@@ -20,11 +20,11 @@
 #include <string>
 #include <vector>
 
-#include "jitsym/AppendedFile.h"
-#include "jitsym/Diagnostic.h"
-#include "jitsym/FileMirror.h"
-#include "jitsym/MemoryMap.h"
-#include "jitsym/ProcessFiles.h"
+#include "jitsym/files/AppendedFile.h"
+#include "jitsym/base/Diagnostic.h"
+#include "jitsym/files/FileMirror.h"
+#include "jitsym/formats/MemoryMap.h"
+#include "jitsym/files/ProcessFiles.h"
 #include "lldb/API/LLDB.h"
 #include "llvm/Support/Error.h"
 

@@ -9,7 +9,7 @@
 //    non-empty, inside a mapping, and there are none in a core that is whole;
 //  - a whole core cut by one byte either fails (the byte was a header's or a
 //    note's) or gives the same mappings: cut PT_LOAD data is only missing.
-#include "jitsym/CoreFile.h"
+#include "jitsym/formats/CoreFile.h"
 
 #include "FuzzCheck.h"
 

@@ -11,10 +11,10 @@
 //  - at every line entry's address inside a function, the line LLVM reads is
 //    the one LineTables gives (file up to a first NUL, line, column), or none
 //    for line 0 or a file without a name.
-#include "jitsym/DebugObject.h"
-#include "jitsym/LineTables.h"
-#include "jitsym/SymbolTable.h"
-#include "jitsym/UnwindTables.h"
+#include "jitsym/objects/DebugObject.h"
+#include "jitsym/symbols/LineTables.h"
+#include "jitsym/symbols/SymbolTable.h"
+#include "jitsym/symbols/UnwindTables.h"
 
 #include "FuzzCheck.h"
 #include "llvm/DebugInfo/DIContext.h"

@@ -8,8 +8,8 @@
 //  - LLVM's own .debug_frame parser reads what jitsym writes from those frames
 //    back as the same FDEs: same code ranges, same CIE parameters, and CFA
 //    programs LLVM can decode.
-#include "jitsym/DebugFrame.h"
-#include "jitsym/EhFrameParser.h"
+#include "jitsym/objects/DebugFrame.h"
+#include "jitsym/formats/EhFrameParser.h"
 
 #include "FuzzCheck.h"
 

@@ -11,11 +11,11 @@
 //  - the symbol table stays sorted and disjoint and every line table lookup
 //    returns an interned file;
 //  - every unwind table kept lies within the code it was given with.
-#include "jitsym/JitdumpParser.h"
-#include "jitsym/JitdumpSymbols.h"
-#include "jitsym/LineTables.h"
-#include "jitsym/SymbolTable.h"
-#include "jitsym/UnwindTables.h"
+#include "jitsym/formats/JitdumpParser.h"
+#include "jitsym/symbols/JitdumpSymbols.h"
+#include "jitsym/symbols/LineTables.h"
+#include "jitsym/symbols/SymbolTable.h"
+#include "jitsym/symbols/UnwindTables.h"
 
 #include "FuzzCheck.h"
 

@@ -4,9 +4,9 @@
 // from its own line; every line is either a mapping, a diagnostic or blank, and
 // diagnostics carry in-range line numbers; for well-formed (disjoint) maps, the
 // JIT runs contain exactly the anonymous/memfd/deleted non-special mappings.
-#include "jitsym/MemoryMap.h"
-#include "jitsym/RegionPlanner.h"
-#include "jitsym/Regions.h"
+#include "jitsym/formats/MemoryMap.h"
+#include "jitsym/plan/RegionPlanner.h"
+#include "jitsym/plan/Regions.h"
 
 #include <algorithm>
 #include <cstddef>

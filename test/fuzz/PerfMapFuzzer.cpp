@@ -12,8 +12,8 @@
 //  - applying takeChanges() to what the debugger was shown reproduces the table
 //    (removed lists only published symbols; added only live, unpublished ones);
 //  - assign() of a re-read reports exactly the differences.
-#include "jitsym/PerfMapParser.h"
-#include "jitsym/SymbolTable.h"
+#include "jitsym/formats/PerfMapParser.h"
+#include "jitsym/symbols/SymbolTable.h"
 
 #include <cstddef>
 #include "FuzzCheck.h"

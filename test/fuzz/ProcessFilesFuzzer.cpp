@@ -15,8 +15,8 @@
 //    and the candidate perf map paths are the documented ones in their order;
 //  - a jitdump found in a memory map is an executable mapping's path whose last
 //    component is exactly jit-PID.dump for one of the two PIDs.
-#include "jitsym/MemoryMap.h"
-#include "jitsym/ProcessFiles.h"
+#include "jitsym/formats/MemoryMap.h"
+#include "jitsym/files/ProcessFiles.h"
 
 #include "FuzzCheck.h"
 

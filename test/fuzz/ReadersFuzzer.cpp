@@ -19,10 +19,10 @@
 //  - the statistics agree: bytes read add up to the complete lines or records,
 //    pending bytes are the rest, and an appended file is never taken for a
 //    rewritten one.
-#include "jitsym/JitdumpParser.h"
-#include "jitsym/JitdumpReader.h"
-#include "jitsym/PerfMapParser.h"
-#include "jitsym/PerfMapReader.h"
+#include "jitsym/formats/JitdumpParser.h"
+#include "jitsym/files/JitdumpReader.h"
+#include "jitsym/formats/PerfMapParser.h"
+#include "jitsym/files/PerfMapReader.h"
 
 #include "FuzzCheck.h"
 

@@ -10,7 +10,7 @@
 //  - what was read, written again, reads back the same;
 //  - any snapshot can be written (no exception for bytes that are not UTF-8),
 //    reads back, and its strings that are UTF-8 read back exactly.
-#include "jitsym/SnapshotDescription.h"
+#include "jitsym/formats/SnapshotDescription.h"
 
 #include "FuzzCheck.h"
 #include "llvm/Support/ConvertUTF.h"

@@ -11,10 +11,10 @@
 //  - a described address lies inside the symbol named, at the offset given;
 //  - parseAddress accepts exactly an optional 0x and 1 to 16 hex digits, and
 //    gives their value.
-#include "jitsym/LineTables.h"
-#include "jitsym/PerfMapParser.h"
-#include "jitsym/SymbolTable.h"
-#include "jitsym/Symbolizer.h"
+#include "jitsym/symbols/LineTables.h"
+#include "jitsym/formats/PerfMapParser.h"
+#include "jitsym/symbols/SymbolTable.h"
+#include "jitsym/formats/Symbolizer.h"
 
 #include "FuzzCheck.h"
 

@@ -7,7 +7,7 @@
 #include <cstring>
 #include <string>
 
-#include "jitsym/JitdumpParser.h"
+#include "jitsym/formats/JitdumpParser.h"
 
 namespace jitsym::test {
 

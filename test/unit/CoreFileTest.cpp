@@ -1,6 +1,6 @@
 // The memory map of an ELF core file: synthetic cores built in memory, and one
 // real core written by gdb's gcore when it is available.
-#include "jitsym/CoreFile.h"
+#include "jitsym/formats/CoreFile.h"
 
 #include <gtest/gtest.h>
 

@@ -1,7 +1,7 @@
 // The debug object read back with LLVM's DWARF reader: every function is a
 // subprogram, and each address's line is the one the line tables give.
-#include "jitsym/DebugObject.h"
-#include "jitsym/SourceFiles.h"
+#include "jitsym/objects/DebugObject.h"
+#include "jitsym/symbols/SourceFiles.h"
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
 // FileMirror: a local copy of a remote file, kept current by copying only what
 // was appended; a rewritten original is copied again, as a new file.
-#include "jitsym/FileMirror.h"
+#include "jitsym/files/FileMirror.h"
 
 #include <fstream>
 #include <gtest/gtest.h>

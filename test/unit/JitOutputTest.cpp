@@ -6,7 +6,7 @@
 #include "FileText.h"
 #include "TempDir.h"
 
-#include "jitsym/JitdumpParser.h"
+#include "jitsym/formats/JitdumpParser.h"
 
 #include <gtest/gtest.h>
 

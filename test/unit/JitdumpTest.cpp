@@ -2,10 +2,10 @@
 // rewrites), V8's damaged file names, and removals in the symbol table.
 #include "JitdumpBytes.h"
 #include "TempDir.h"
-#include "jitsym/JitdumpReader.h"
-#include "jitsym/JitdumpSymbols.h"
-#include "jitsym/V8Repairs.h"
-#include "jitsym/SymbolTable.h"
+#include "jitsym/files/JitdumpReader.h"
+#include "jitsym/symbols/JitdumpSymbols.h"
+#include "jitsym/formats/V8Repairs.h"
+#include "jitsym/symbols/SymbolTable.h"
 
 #include <gtest/gtest.h>
 

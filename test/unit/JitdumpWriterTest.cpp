@@ -1,10 +1,10 @@
 // The core's jitdump writer (used by the JVMTI agent) read back by the parser,
 // and jitsym's unload record applied to symbols: what is freed goes, a stale
 // unload (the range was reused first) leaves the new code alone.
-#include "jitsym/JitdumpParser.h"
-#include "jitsym/JitdumpSymbols.h"
-#include "jitsym/JitdumpWriter.h"
-#include "jitsym/SymbolTable.h"
+#include "jitsym/formats/JitdumpParser.h"
+#include "jitsym/symbols/JitdumpSymbols.h"
+#include "jitsym/formats/JitdumpWriter.h"
+#include "jitsym/symbols/SymbolTable.h"
 
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
 // /proc/PID/maps parsing and mapping classification.
-#include "jitsym/MemoryMap.h"
+#include "jitsym/formats/MemoryMap.h"
 
 #include <gtest/gtest.h>
 

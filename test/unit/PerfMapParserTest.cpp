@@ -1,6 +1,6 @@
 // Perf map line and chunk parsing: both hex forms, names with blanks, CRLF,
 // malformed fields with their messages, and the half-written last line.
-#include "jitsym/PerfMapParser.h"
+#include "jitsym/formats/PerfMapParser.h"
 
 #include <gtest/gtest.h>
 

@@ -1,9 +1,9 @@
 // PerfMapReader over real files: appends, pending lines, rewrites, replacement,
 // refusal of links, non-regular files and untrusted owners; and TableSink.
 #include "TempDir.h"
-#include "jitsym/PerfMapReader.h"
-#include "jitsym/SymbolTable.h"
-#include "jitsym/TableSink.h"
+#include "jitsym/files/PerfMapReader.h"
+#include "jitsym/symbols/SymbolTable.h"
+#include "jitsym/symbols/TableSink.h"
 
 #include <gtest/gtest.h>
 

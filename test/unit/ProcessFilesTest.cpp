@@ -1,6 +1,6 @@
 // /proc parsers and perf map discovery over a fake procRoot tree.
 #include "TempDir.h"
-#include "jitsym/ProcessFiles.h"
+#include "jitsym/files/ProcessFiles.h"
 
 #include <gtest/gtest.h>
 

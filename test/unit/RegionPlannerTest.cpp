@@ -1,9 +1,9 @@
 // The region planner: windows cut by runs of JIT memory, straddling symbols,
 // claimed ranges, UUIDs and file names; plus the JSON size LLDB misreads and the
 // quoting of command arguments, the other decisions made in one place.
-#include "jitsym/LldbCommand.h"
-#include "jitsym/RegionPlanner.h"
-#include "jitsym/SymbolFileWriter.h"
+#include "jitsym/objects/LldbCommand.h"
+#include "jitsym/plan/RegionPlanner.h"
+#include "jitsym/objects/SymbolFileWriter.h"
 
 #include <gtest/gtest.h>
 

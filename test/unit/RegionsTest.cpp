@@ -1,5 +1,5 @@
 // JIT address space from a memory map, and window sections.
-#include "jitsym/Regions.h"
+#include "jitsym/plan/Regions.h"
 
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
 // process.json written and read back as text.
-#include "jitsym/SnapshotDescription.h"
+#include "jitsym/formats/SnapshotDescription.h"
 
 #include <gtest/gtest.h>
 

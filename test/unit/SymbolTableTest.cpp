@@ -1,6 +1,6 @@
 // SymbolTable: later announcements replace overlapped symbols, lookups, and the
 // change log handed to the debugger.
-#include "jitsym/SymbolTable.h"
+#include "jitsym/symbols/SymbolTable.h"
 
 #include <gtest/gtest.h>
 

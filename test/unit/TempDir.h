@@ -4,7 +4,7 @@
 #include <cstdlib>
 #include <string>
 
-#include "jitsym/PrivateDir.h"
+#include "jitsym/files/PrivateDir.h"
 
 namespace jitsym::test {
 

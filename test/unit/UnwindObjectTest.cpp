@@ -1,6 +1,6 @@
 // The unwind object: a valid x86-64 ELF image with an empty .text covering the
 // window, an .eh_frame whose FDE applies the frame-pointer rule, and the build-id.
-#include "jitsym/UnwindObject.h"
+#include "jitsym/objects/UnwindObject.h"
 
 #include <gtest/gtest.h>
 

@@ -1,11 +1,11 @@
 // Unwind tables from CODE_UNWINDING_INFO: the .eh_frame parser on V8's real
 // bytes and on hand-made edge cases, the .debug_frame written from its frames
 // read back by LLVM's own parser, and the tables following their code.
-#include "jitsym/DebugFrame.h"
-#include "jitsym/DebugObject.h"
-#include "jitsym/EhFrameParser.h"
-#include "jitsym/JitdumpSymbols.h"
-#include "jitsym/UnwindTables.h"
+#include "jitsym/objects/DebugFrame.h"
+#include "jitsym/objects/DebugObject.h"
+#include "jitsym/formats/EhFrameParser.h"
+#include "jitsym/symbols/JitdumpSymbols.h"
+#include "jitsym/symbols/UnwindTables.h"
 
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
 // Name-based UUIDs: layout, stability and text form.
-#include "jitsym/Uuid.h"
+#include "jitsym/plan/Uuid.h"
 
 #include <gtest/gtest.h>
 

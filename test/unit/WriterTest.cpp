@@ -6,8 +6,8 @@
 #include "FileText.h"
 #include "TempDir.h"
 
-#include "jitsym/JitdumpParser.h"
-#include "jitsym/PerfMapParser.h"
+#include "jitsym/formats/JitdumpParser.h"
+#include "jitsym/formats/PerfMapParser.h"
 
 #include <gtest/gtest.h>
 

@@ -9,7 +9,7 @@
 #include "RecordFile.h"
 #include "ThisProcess.h"
 #include "jitsym-writer.h"
-#include "jitsym/JitdumpParser.h"
+#include "jitsym/formats/JitdumpParser.h"
 
 namespace jitsym::writer {
 

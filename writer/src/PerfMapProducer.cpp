@@ -7,7 +7,7 @@
 #include "RecordFile.h"
 #include "ThisProcess.h"
 #include "jitsym-writer.h"
-#include "jitsym/JitdumpWriter.h"
+#include "jitsym/formats/JitdumpWriter.h"
 
 namespace jitsym::writer {
 

@@ -15,7 +15,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "jitsym/JitdumpWriter.h"
+#include "jitsym/formats/JitdumpWriter.h"
 #include "jitsym/writer/ForkAware.h"
 
 namespace jitsym::writer {

@@ -1,0 +1,56 @@
+// A debug object for a JIT window: DWARF that gives LLDB the source lines of JIT
+// code (image lookup, bt, breakpoint set -f FILE -l LINE) and its unwind tables.
+//
+// Why: LLDB's JSON symbol files carry no line tables, so lines reach LLDB the
+// way `perf inject --jit` gives them to perf: an ELF with .debug_info and
+// .debug_line. It carries the window's build-id and the same .text section as
+// the window's unwind object, and LLDB takes it with `target symbols add`.
+// While it is the module's symbol file LLDB finds functions by name in its
+// DWARF only, so every function of the window gets a DW_TAG_subprogram, with
+// lines or without.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "jitsym/symbols/LineTables.h"
+#include "jitsym/plan/Regions.h"
+#include "jitsym/symbols/SymbolTable.h"
+#include "jitsym/symbols/UnwindTables.h"
+#include "jitsym/plan/Uuid.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
+#include "llvm/Support/Error.h"
+
+namespace jitsym {
+
+struct DebugFunction {
+  uint64_t start = 0;
+  uint64_t end = 0; // exclusive
+  std::string_view name;
+};
+
+// Whether a line entry can be true (see SourceFiles.h); the addresses of an
+// entry that cannot are left out of the line program, so they show no line
+// rather than a wrong one.
+using LinePlausible = llvm::function_ref<bool(std::string_view file, uint32_t line)>;
+
+// The functions of `table` that start in `text` (their ends clipped to it), and
+// whether any of them has source lines or an unwind table.
+std::vector<DebugFunction> debugFunctionsIn(const SymbolTable &table, const AddressRange &text,
+                                            const LineTables &lines, const UnwindTables &unwind,
+                                            bool &anyDebugInfo);
+
+// `functions` in any order; their lines come from `lines` (entries outside the
+// function are dropped, and so are those of a file without a name) and their
+// unwind tables from `unwind`. The name of the compile unit is `unitName`.
+// Names are written up to their first NUL, where DWARF strings end.
+llvm::Expected<std::string> buildDebugObject(const AddressRange &text, const UuidBytes &buildId,
+                                             std::string_view unitName,
+                                             const std::vector<DebugFunction> &functions,
+                                             const LineTables &lines,
+                                             const UnwindTables &unwind,
+                                             LinePlausible plausible = nullptr);
+
+} // namespace jitsym

@@ -1,0 +1,24 @@
+// A tiny ELF object that gives LLDB trustworthy unwind rules for a JIT window.
+//
+// Why: once LLDB knows a JIT function's bounds it builds the caller-frame unwind
+// plan by inspecting the function's instructions, and on JIT code (V8) that
+// inserts bogus frames. An .eh_frame FDE covering the window with the
+// frame-pointer rule (CFA = rbp+16, return address at CFA-8, caller's rbp at
+// CFA-16) is what LLDB prefers for caller frames, so backtraces through JIT code
+// are exactly the frame-pointer unwind they were without symbols. The object has
+// no symbols and no code bytes: names come from JSON symbol files that carry the
+// object's build-id as their UUID, and code is read from the live process.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "jitsym/plan/Regions.h"
+#include "jitsym/plan/Uuid.h"
+
+namespace jitsym {
+
+// Returns the ELF image (x86-64 only; the caller checks the architecture).
+std::string buildUnwindObject(const AddressRange &text, const UuidBytes &buildId);
+
+} // namespace jitsym

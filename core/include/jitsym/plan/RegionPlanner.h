@@ -1,0 +1,94 @@
+// The one place that decides how JIT symbols become LLDB modules: a region per
+// window of JIT memory and run of anonymous memory in it, with its section, its
+// symbols, its UUID and the names of its files. Live publishing (the plugin),
+// `jit-sync --export`, `jitsym export` and `jitsym convert` all plan here.
+//
+// Why windows: a module is the unit LLDB rebuilds when code is replaced (it can
+// add symbols to a module, never remove them), so it must be small enough to
+// rebuild cheaply and fixed enough that its identity is stable. Why runs: a
+// section must never cover memory that a file-backed module (or any other
+// module LLDB has) names, so a window is cut where the anonymous memory ends.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "jitsym/plan/Regions.h"
+#include "jitsym/objects/SymbolFileWriter.h"
+#include "jitsym/symbols/SymbolTable.h"
+#include "jitsym/plan/Uuid.h"
+
+namespace jitsym {
+
+constexpr unsigned kWindowShift = 20; // 1 MiB windows
+constexpr uint64_t kWindowSize = uint64_t(1) << kWindowShift;
+inline uint64_t windowIndexOf(uint64_t address) { return address >> kWindowShift; }
+
+struct PlannedRegion {
+  AddressRange section;
+  std::vector<const Symbol *> symbols; // in address order
+  uint64_t window() const { return windowIndexOf(section.start); }
+};
+
+class RegionPlanner {
+public:
+  // `space`: where JIT code may lie (a memory map's anonymous runs; unrestricted
+  // when no memory map is known). `claimed`: ranges LLDB already gives to other
+  // modules (in any order), which no region covers and no JIT symbol names.
+  RegionPlanner(const SymbolTable &table, const JitAddressSpace &space,
+                const std::vector<AddressRange> &claimed = {});
+
+  // The section of the region the symbol starting at `address` belongs to;
+  // nothing when it must not be named (file-backed, special, unmapped, or
+  // claimed memory). The section is the symbol's window clipped to its run;
+  // a symbol that straddles the window's end stays whole in its own region
+  // (the next region starts after it); and without a memory map, the
+  // section covers only the pages the window's symbols span.
+  std::optional<AddressRange> sectionOf(uint64_t address) const;
+
+  // Every region of the table; `leftOut` counts the symbols of none.
+  std::vector<PlannedRegion> plan(uint64_t *leftOut = nullptr) const;
+  // The regions of the symbols that start in window `window`.
+  std::vector<PlannedRegion> planWindow(uint64_t window, uint64_t *leftOut = nullptr) const;
+  // The regions of the symbols that start in [begin, end).
+  std::vector<PlannedRegion> planRange(uint64_t begin, uint64_t end,
+                                       uint64_t *leftOut = nullptr) const;
+
+private:
+  const SymbolTable &table_;
+  JitAddressSpace space_;
+};
+
+// The same symbols in the same sections with the same `salt` give the same UUID
+// (FNV-1a over sections, addresses, sizes and names, then a name-based UUID).
+// Live modules salt it with the process and the region's generation, so a
+// rebuilt region never shares a UUID with the module it replaces.
+UuidBytes planUuid(const SymbolTable &table, const std::vector<PlannedRegion> &regions,
+                   std::string_view salt);
+inline UuidBytes regionUuid(const SymbolTable &table, const PlannedRegion &region,
+                            std::string_view salt) {
+  return planUuid(table, {region}, salt);
+}
+
+// The sections of a JSON file that describes `regions` (named .jit0, .jit1, ...).
+std::vector<SectionSpec> sectionsOf(const std::vector<PlannedRegion> &regions);
+
+// The files of a region, relative to the directory it is written into. Each
+// region has a directory of its own so that its object can be called just
+// "jit": the name LLDB shows in backtraces ("jit`JS:*leaf ...") and the one
+// `--shlib jit` selects.
+struct RegionFiles {
+  // "w<section start in hex>", and "-g<generation>" for live modules.
+  static std::string directory(const AddressRange &section,
+                               std::optional<uint32_t> generation = std::nullopt);
+  static constexpr const char *kObject = "jit";
+  // 0: the region's first symbol file "jit.json"; n: the n-th delta "jit.dN.json".
+  static std::string symbols(uint32_t delta = 0);
+  // 0: "jit.debug"; n: the n-th rewrite of a live module's "jit.debugN".
+  static std::string debug(uint32_t rewrite = 0);
+};
+
+} // namespace jitsym

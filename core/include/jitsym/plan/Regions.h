@@ -1,0 +1,43 @@
+// Where JIT code may lie in a process: the runs of anonymous memory of its memory
+// map. RegionPlanner.h cuts them into the regions LLDB gets as modules.
+#pragma once
+
+#include <cstdint>
+#include <algorithm>
+#include <optional>
+#include <vector>
+
+#include "jitsym/formats/MemoryMap.h"
+
+namespace jitsym {
+
+struct AddressRange {
+  uint64_t start = 0;
+  uint64_t end = 0;
+  bool contains(uint64_t a) const { return a >= start && a < end; }
+  bool operator==(const AddressRange &o) const { return start == o.start && end == o.end; }
+  bool operator!=(const AddressRange &o) const { return !(*this == o); }
+};
+
+// Where JIT code may live in a process, built from its memory map: maximal runs of
+// adjacent mappings that are neither file-backed nor special. Without a memory map
+// (offline), every address is allowed.
+class JitAddressSpace {
+public:
+  static JitAddressSpace fromMemoryMap(const std::vector<Mapping> &mappings);
+  static JitAddressSpace unrestricted();
+  // The same space less `ranges` (in any order, may overlap): memory another
+  // module of the debugger names is no JIT memory.
+  JitAddressSpace excluding(std::vector<AddressRange> ranges) const;
+
+  // The run of JIT memory containing `address`, or nothing when the address is
+  // file-backed, special or unmapped.
+  std::optional<AddressRange> runContaining(uint64_t address) const;
+  bool hasMemoryMap() const { return hasMap_; }
+
+private:
+  std::vector<AddressRange> runs_; // sorted, disjoint
+  bool hasMap_ = false;
+};
+
+} // namespace jitsym

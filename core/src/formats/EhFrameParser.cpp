@@ -1,0 +1,189 @@
+// .eh_frame parsing (LSB Core "Exception Frames"): CIEs and FDEs read with
+// LLVM's DWARFDataExtractorSimple, CFA programs checked with LLVM's CFIProgram.
+#include "jitsym/formats/EhFrameParser.h"
+
+#include <algorithm>
+
+#include "jitsym/base/HexText.h"
+#include "llvm/BinaryFormat/Dwarf.h"
+#include "llvm/DebugInfo/DWARF/LowLevel/DWARFCFIProgram.h"
+#include "llvm/DebugInfo/DWARF/LowLevel/DWARFDataExtractorSimple.h"
+
+namespace jitsym {
+namespace {
+
+using namespace llvm;
+using Extractor = DWARFDataExtractorSimple;
+constexpr uint8_t kAddressSize = 8;
+
+struct Cie {
+  uint64_t codeAlignment = 1;
+  int64_t dataAlignment = 0;
+  uint64_t returnAddressRegister = 0;
+  uint8_t pointerEncoding = dwarf::DW_EH_PE_absptr; // of the FDEs' code address
+  bool hasAugmentationData = false;                 // 'z': FDEs carry a length
+  std::string initialInstructions;
+};
+
+// An error at a byte offset of the .eh_frame.
+Error problem(uint64_t offset, const Twine &what) {
+  return createStringError(inconvertibleErrorCode(),
+                           "eh_frame offset " + Twine(offset) + ": " + what);
+}
+
+// Checks that [at, end) decodes as a CFA program .debug_frame can carry as is.
+Error checkProgram(const Extractor &data, uint64_t at, uint64_t end, const Cie &cie) {
+  dwarf::CFIProgram program(cie.codeAlignment, cie.dataAlignment, Triple::x86_64);
+  Extractor bounded(data, end); // a program must not read past its entry
+  uint64_t offset = at;
+  if (Error err = program.parse(bounded, &offset, end))
+    return problem(offset, "bad CFA instruction: " + toString(std::move(err)));
+  for (const dwarf::CFIProgram::Instruction &instruction : program)
+    if (instruction.Opcode == dwarf::DW_CFA_set_loc)
+      return problem(at, "DW_CFA_set_loc is not supported");
+  return Error::success();
+}
+
+// Reads an encoded pointer; nullopt when the encoding is unsupported or the
+// pointer runs past `end`.
+std::optional<uint64_t> pointer(const Extractor &data, uint64_t &offset, uint64_t end,
+                                uint8_t encoding, uint64_t address) {
+  if (encoding & dwarf::DW_EH_PE_indirect)
+    return std::nullopt; // a pointer to the pointer: nothing for a JIT's frames
+  Extractor bounded(data, end);
+  const uint64_t before = offset;
+  std::optional<uint64_t> value =
+      bounded.getEncodedPointer(&offset, encoding, address + before);
+  if (offset == before)
+    return std::nullopt; // nothing was read: out of bounds
+  return value;
+}
+
+Expected<Cie> parseCie(const Extractor &data, uint64_t at, uint64_t end, uint64_t address) {
+  DataExtractor::Cursor c(at);
+  Cie cie;
+  const uint8_t version = data.getU8(c);
+  if (c && version != 1 && version != 3)
+    return problem(at, "CIE version " + Twine(unsigned(version)) + " (1 or 3 expected)");
+  const StringRef augmentation = data.getCStrRef(c);
+  cie.codeAlignment = data.getULEB128(c);
+  cie.dataAlignment = data.getSLEB128(c);
+  cie.returnAddressRegister = version == 1 ? data.getU8(c) : data.getULEB128(c);
+  if (!c)
+    return problem(at, "CIE cut short: " + toString(c.takeError()));
+  if (c.tell() > end)
+    return problem(at, "CIE longer than its length");
+  if (!augmentation.empty() && augmentation[0] != 'z')
+    return problem(at + 1, "unsupported CIE augmentation \"" + augmentation + "\"");
+  uint64_t instructions = c.tell();
+  if (!augmentation.empty()) {
+    cie.hasAugmentationData = true;
+    const uint64_t length = data.getULEB128(c);
+    if (!c || c.tell() > end || end - c.tell() < length)
+      return problem(c.tell(), "CIE augmentation data runs past the entry");
+    instructions = c.tell() + length;
+    uint64_t offset = c.tell();
+    for (char field : augmentation.drop_front()) {
+      if (field == 'R') {
+        cie.pointerEncoding = data.getU8(&offset);
+      } else if (field == 'L') {
+        data.getU8(&offset); // LSDA encoding: exception handling only
+      } else if (field == 'P') {
+        const uint8_t encoding = data.getU8(&offset);
+        if (!pointer(data, offset, instructions, encoding, address))
+          return problem(offset, "bad personality pointer");
+      } else if (field != 'S' && field != 'B') {
+        break; // an unknown field: the rest of the data cannot be interpreted
+      }
+      if (offset > instructions)
+        return problem(offset, "CIE augmentation data runs past its length");
+    }
+  }
+  if (Error err = checkProgram(data, instructions, end, cie))
+    return err;
+  cie.initialInstructions = data.getData().substr(instructions, end - instructions).str();
+  return cie;
+}
+
+Expected<CallFrameInfo> parseFde(const Extractor &data, uint64_t at, uint64_t end,
+                                 uint64_t address, const Cie &cie) {
+  uint64_t offset = at;
+  std::optional<uint64_t> start = pointer(data, offset, end, cie.pointerEncoding, address);
+  // The size has the encoding's format, never pc-relative.
+  std::optional<uint64_t> size = pointer(data, offset, end, cie.pointerEncoding & 0x0f, 0);
+  if (!start || !size)
+    return problem(at, "bad FDE code range (pointer encoding " +
+                           hexText(cie.pointerEncoding) + ")");
+  if (cie.hasAugmentationData) {
+    DataExtractor::Cursor c(offset);
+    const uint64_t length = data.getULEB128(c);
+    if (!c || c.tell() > end || end - c.tell() < length)
+      return problem(offset, "FDE augmentation data runs past the entry");
+    offset = c.tell() + length;
+  }
+  if (*start + *size < *start)
+    return problem(at, "FDE code range wraps around");
+  if (Error err = checkProgram(data, offset, end, cie))
+    return err;
+  CallFrameInfo frame;
+  frame.start = *start;
+  frame.end = *start + *size;
+  frame.codeAlignment = cie.codeAlignment;
+  frame.dataAlignment = cie.dataAlignment;
+  frame.returnAddressRegister = cie.returnAddressRegister;
+  frame.initialInstructions = cie.initialInstructions;
+  frame.instructions = data.getData().substr(offset, end - offset).str();
+  return frame;
+}
+
+} // namespace
+
+Expected<std::vector<CallFrameInfo>> parseEhFrame(std::string_view bytes, uint64_t address) {
+  const Extractor data(StringRef(bytes.data(), bytes.size()), /*IsLittleEndian=*/true,
+                       kAddressSize);
+  std::vector<std::pair<uint64_t, Cie>> cies; // by offset, ascending (a JIT writes one or two)
+  std::vector<CallFrameInfo> frames;
+  uint64_t at = 0;
+  while (at < bytes.size()) {
+    DataExtractor::Cursor c(at);
+    const uint64_t length = data.getInitialLength(c).first;
+    if (!c)
+      return problem(at, "entry length cut short");
+    if (length == 0)
+      break; // terminator
+    const uint64_t idAt = c.tell();
+    if (length > bytes.size() - idAt)
+      return problem(at, "entry of " + Twine(length) + " bytes runs past the end (" +
+                             Twine(bytes.size()) + " bytes)");
+    const uint64_t end = idAt + length;
+    const uint64_t id = data.getU32(c); // 4 bytes in .eh_frame, even in DWARF64
+    if (!c || c.tell() > end)
+      return problem(at, "entry too short for its CIE id");
+    if (id == 0) {
+      Expected<Cie> cie = parseCie(data, c.tell(), end, address);
+      if (!cie)
+        return cie.takeError();
+      cies.emplace_back(at, std::move(*cie));
+    } else {
+      // An FDE: the id is the distance back to its CIE.
+      auto cie = std::find_if(cies.begin(), cies.end(),
+                              [&](const auto &c) { return id <= idAt && c.first == idAt - id; });
+      if (cie == cies.end())
+        return problem(at, "FDE points to no CIE (back " + Twine(id) + " bytes)");
+      Expected<CallFrameInfo> frame = parseFde(data, c.tell(), end, address, cie->second);
+      if (!frame)
+        return frame.takeError();
+      frames.push_back(std::move(*frame));
+    }
+    at = end;
+  }
+  return frames;
+}
+
+std::string_view ehFrameOf(const JitUnwindingInfo &info) {
+  if (info.mappedSize == 0 || info.ehFrameHeaderSize > info.data.size())
+    return {};
+  return info.data.substr(0, info.data.size() - info.ehFrameHeaderSize);
+}
+
+} // namespace jitsym

@@ -1,0 +1,75 @@
+// The unwind object: .text (no bytes), .eh_frame (one CIE, one FDE for the
+// whole window) and the build-id, in an ElfImage.
+#include "jitsym/objects/UnwindObject.h"
+
+#include "LittleEndianWriter.h"
+#include "jitsym/objects/ElfImage.h"
+#include "llvm/BinaryFormat/Dwarf.h"
+#include "llvm/BinaryFormat/ELF.h"
+
+namespace jitsym {
+namespace {
+
+using namespace llvm;
+
+constexpr uint8_t kRegRbp = 6;  // DWARF register numbers, x86-64 psABI
+constexpr uint8_t kRegRip = 16; // return address column
+constexpr uint64_t kFdeLead = 16;
+
+using Writer = LittleEndianWriter;
+
+std::string buildEhFrame(const AddressRange &text) {
+  std::string data;
+  Writer w(data);
+  cfiRecord(w, [&](size_t) {
+    w.put<uint32_t>(0);          // CIE id
+    w.put<uint8_t>(1);           // version
+    w.bytes("zR", 3);            // augmentation, NUL included
+    w.uleb(1);                   // code alignment
+    w.sleb(-8);                  // data alignment
+    w.uleb(kRegRip);             // return address register
+    w.uleb(1);                   // augmentation data length
+    w.put<uint8_t>(dwarf::DW_EH_PE_absptr); // FDE pointer encoding
+    // The frame-pointer rule: CFA = rbp + 16, rip at CFA-8, rbp at CFA-16.
+    w.put<uint8_t>(dwarf::DW_CFA_def_cfa);
+    w.uleb(kRegRbp);
+    w.uleb(16);
+    w.put<uint8_t>(dwarf::DW_CFA_offset | kRegRip);
+    w.uleb(1);
+    w.put<uint8_t>(dwarf::DW_CFA_offset | kRegRbp);
+    w.uleb(2);
+  });
+  // The FDE starts a little below the code section. LLDB turns an FDE whose start
+  // lies in a section and has no symbol into a synthetic symbol as large as the
+  // FDE, and that one would shadow every JSON symbol in the window. Unwinding only
+  // asks which FDE covers a PC, so the extra bytes change nothing else.
+  const uint64_t begin = text.start >= kFdeLead ? text.start - kFdeLead : 0;
+  cfiRecord(w, [&](size_t start) {
+    w.put<uint32_t>(static_cast<uint32_t>(start + 4)); // back to the CIE at 0
+    w.put<uint64_t>(begin);
+    w.put<uint64_t>(text.end - begin);
+    w.uleb(0); // augmentation data length
+  });
+  w.put<uint32_t>(0); // terminator
+  return data;
+}
+
+} // namespace
+
+std::string buildUnwindObject(const AddressRange &text, const UuidBytes &buildId) {
+  ElfImageSpec spec;
+  spec.buildId = buildId;
+  spec.loadSegment = text;
+  spec.sections.push_back(codeSection(text));
+  // .eh_frame is not allocated: LLDB reads it from the file, and giving it an
+  // address would claim memory that belongs to someone else.
+  ElfSection ehFrame;
+  ehFrame.name = ".eh_frame";
+  ehFrame.type = ELF::SHT_PROGBITS;
+  ehFrame.bytes = buildEhFrame(text);
+  ehFrame.alignment = 8;
+  spec.sections.push_back(std::move(ehFrame));
+  return writeElfImage(spec);
+}
+
+} // namespace jitsym

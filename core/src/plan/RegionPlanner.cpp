@@ -1,0 +1,132 @@
+// Planning regions: windows clipped to runs of JIT memory, their UUIDs and files.
+#include "jitsym/plan/RegionPlanner.h"
+
+#include <algorithm>
+#include <cinttypes>
+#include <cstdio>
+
+namespace jitsym {
+namespace {
+
+constexpr uint64_t kPage = 4096;
+
+uint64_t pageFloor(uint64_t address) { return address & ~(kPage - 1); }
+uint64_t pageCeil(uint64_t address) {
+  return address > UINT64_MAX - (kPage - 1) ? UINT64_MAX : pageFloor(address + kPage - 1);
+}
+
+} // namespace
+
+RegionPlanner::RegionPlanner(const SymbolTable &table, const JitAddressSpace &space,
+                             const std::vector<AddressRange> &claimed)
+    : table_(table), space_(space.excluding(claimed)) {}
+
+std::optional<AddressRange> RegionPlanner::sectionOf(uint64_t address) const {
+  std::optional<AddressRange> run = space_.runContaining(address);
+  if (!run)
+    return std::nullopt;
+  const uint64_t windowStart = windowIndexOf(address) << kWindowShift;
+  const uint64_t windowEnd =
+      windowStart > UINT64_MAX - kWindowSize ? UINT64_MAX : windowStart + kWindowSize;
+  uint64_t lo = std::max(windowStart, run->start);
+  uint64_t hi = std::min(windowEnd, run->end);
+  // A symbol of an earlier window of this run that reaches into this one
+  // keeps its bytes in its own region: this one starts after it.
+  if (const Symbol *before = table_.findByAddress(lo);
+      before && before->address < lo && before->address >= run->start)
+    lo = std::min(std::max(lo, before->end()), run->end);
+  if (address < lo)
+    return std::nullopt; // inside an earlier window's symbol: no symbol starts here
+  llvm::ArrayRef<Symbol> symbols = table_.startingIn(lo, hi);
+  // And the last symbol of this window stays whole here, up to the run's end.
+  if (!symbols.empty() && symbols.back().end() > hi)
+    hi = std::min(symbols.back().end(), run->end);
+  // With no memory map nothing says where JIT memory ends: the section covers
+  // the pages of the window's symbols and nothing far from them.
+  if (!space_.hasMemoryMap() && !symbols.empty()) {
+    lo = std::max(lo, pageFloor(symbols.front().address));
+    hi = std::min(hi, pageCeil(symbols.back().end()));
+  }
+  if (lo >= hi)
+    return std::nullopt;
+  return AddressRange{lo, hi};
+}
+
+std::vector<PlannedRegion> RegionPlanner::planRange(uint64_t begin, uint64_t end,
+                                                    uint64_t *leftOut) const {
+  std::vector<PlannedRegion> regions;
+  for (const Symbol &symbol : table_.startingIn(begin, end)) {
+    if (regions.empty() || !regions.back().section.contains(symbol.address)) {
+      std::optional<AddressRange> section = sectionOf(symbol.address);
+      if (!section) {
+        if (leftOut)
+          ++*leftOut;
+        continue;
+      }
+      regions.push_back(PlannedRegion{*section, {}});
+    }
+    regions.back().symbols.push_back(&symbol);
+  }
+  return regions;
+}
+
+std::vector<PlannedRegion> RegionPlanner::planWindow(uint64_t window, uint64_t *leftOut) const {
+  const uint64_t start = window << kWindowShift;
+  const uint64_t end = start > UINT64_MAX - kWindowSize ? UINT64_MAX : start + kWindowSize;
+  return planRange(start, end, leftOut);
+}
+
+std::vector<PlannedRegion> RegionPlanner::plan(uint64_t *leftOut) const {
+  return planRange(0, UINT64_MAX, leftOut);
+}
+
+UuidBytes planUuid(const SymbolTable &table, const std::vector<PlannedRegion> &regions,
+                   std::string_view salt) {
+  uint64_t digest = 1469598103934665603ull;
+  auto mix = [&](uint64_t value) { digest = (digest ^ value) * 1099511628211ull; };
+  for (const PlannedRegion &region : regions) {
+    mix(region.section.start);
+    mix(region.section.end);
+    for (const Symbol *symbol : region.symbols) {
+      mix(symbol->address);
+      mix(symbol->size);
+      for (char c : table.name(*symbol))
+        mix(static_cast<unsigned char>(c));
+    }
+  }
+  char text[32];
+  std::snprintf(text, sizeof(text), ":%016" PRIx64, digest);
+  return uuidFromName(std::string(salt) + text);
+}
+
+std::vector<SectionSpec> sectionsOf(const std::vector<PlannedRegion> &regions) {
+  std::vector<SectionSpec> sections;
+  for (const PlannedRegion &region : regions) {
+    SectionSpec spec;
+    spec.name = ".jit" + std::to_string(sections.size());
+    spec.address = region.section.start;
+    spec.size = region.section.end - region.section.start;
+    sections.push_back(std::move(spec));
+  }
+  return sections;
+}
+
+std::string RegionFiles::directory(const AddressRange &section,
+                                   std::optional<uint32_t> generation) {
+  char name[48];
+  if (generation)
+    std::snprintf(name, sizeof(name), "w%" PRIx64 "-g%u", section.start, *generation);
+  else
+    std::snprintf(name, sizeof(name), "w%" PRIx64, section.start);
+  return name;
+}
+
+std::string RegionFiles::symbols(uint32_t delta) {
+  return delta == 0 ? "jit.json" : "jit.d" + std::to_string(delta) + ".json";
+}
+
+std::string RegionFiles::debug(uint32_t rewrite) {
+  return rewrite == 0 ? "jit.debug" : "jit.debug" + std::to_string(rewrite);
+}
+
+} // namespace jitsym
