@@ -43,7 +43,8 @@ std::vector<uint64_t> RegionModules::keysOverlapping(uint64_t begin, uint64_t en
 bool RegionModules::owns(const lldb::SBModule &module) const {
   lldb::SBFileSpec file = module.GetFileSpec();
   const char *directory = file.GetDirectory();
-  return directory && std::string_view(directory).substr(0, directory_.size()) == directory_;
+  const std::string prefix = directory_ + "/"; // not another process's pid12-34 beside pid12-3
+  return directory && std::string_view(directory).substr(0, prefix.size()) == prefix;
 }
 
 uint64_t RegionModules::symbolCount() const {
@@ -108,8 +109,11 @@ llvm::Error RegionModules::create(lldb::SBDebugger &debugger, lldb::SBTarget &ta
 
   RegionModule region;
   region.section = planned.section;
-  auto [last, fresh] = generations_.try_emplace(key, 0);
-  region.generation = fresh ? 0 : ++last->second;
+  // A generation is used up once LLDB has seen its module (its UUID may stay
+  // in LLDB's module cache); a try that failed before that is made again
+  // with the same one.
+  auto last = generations_.find(key);
+  region.generation = last == generations_.end() ? 0 : last->second + 1;
   region.uuid = regionUuid(table, planned,
                            identity_ + "/g" + std::to_string(region.generation));
   llvm::Expected<std::string> directory =
@@ -130,6 +134,7 @@ llvm::Error RegionModules::create(lldb::SBDebugger &debugger, lldb::SBTarget &ta
     discard(target, region);
     return lldbError(objectPath + ": LLDB could not add the module");
   }
+  generations_[key] = region.generation;
   lldb::SBError loadError = target.SetModuleLoadAddress(region.module, uint64_t(0));
   if (loadError.Fail()) {
     discard(target, region);

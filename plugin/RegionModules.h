@@ -84,8 +84,9 @@ private:
   std::string directory_;
   std::string identity_;
   std::map<uint64_t, RegionModule> regions_;
-  // The last generation of every key used in this process, also of regions
-  // removed since: LLDB may still hold their module in its cache.
+  // The last generation of every key LLDB has seen a module of in this
+  // process, also of regions removed since: LLDB may still hold their module
+  // in its cache.
   std::map<uint64_t, uint32_t> generations_;
 };
 

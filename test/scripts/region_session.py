@@ -10,6 +10,10 @@ scenarios:
                  strlen): jitsym must write another size, and LLDB load it
   many-windows   tinyjit --bulk 100000 spread over 256 MiB (256 windows): the
                  first sync at the stop must give LLDB every symbol
+  refused-region two regions in one window change at one sync and one of them
+                 cannot be given to LLDB (a file stands where its directory
+                 goes): the other is, the refusal is said once, and the next
+                 sync after the cause is gone gives LLDB the rest
 """
 import json
 import os
@@ -78,6 +82,37 @@ if scenario == "page-multiple":
                if m.GetFileSpec().fullpath.startswith(os.environ["JITSYM_DIR"])]
     print("JSON written: %s bytes" % sorted(os.path.getsize(f) for f in written))
     check(symbols, target)
+elif scenario == "refused-region":
+    target = debugger.CreateTarget(tinyjit)
+    target.BreakpointCreateByName("jit_probe")
+    process = target.LaunchSimple(["--split-runs", "--phases", "1", "--map",
+                                   os.path.join(work, "tinyjit.map")], None, work)
+    base = process.GetSelectedThread().GetFrameAtIndex(1).GetPC() & ~0xFFFFF
+    map_path = os.path.join(work, "refused.map")
+    first_run = [(base + 0x800 + i * 0x40, 0x40, "first_%d" % i) for i in range(3)]
+    second_run = [(base + 0x3000 + i * 0x40, 0x40, "second_%d" % i) for i in range(3)]
+
+    def write_map(symbols):
+        with open(map_path, "w") as out:
+            for address, size, name in symbols:
+                out.write("%x %x %s\n" % (address, size, name))
+
+    write_map(first_run[:1])
+    print(run("jit-sync --map " + map_path).split(",")[0])
+    process_dir = os.path.dirname(next(
+        m.GetFileSpec().GetDirectory() for m in target.module_iter()
+        if m.GetFileSpec().fullpath.startswith(os.environ["JITSYM_DIR"])))
+    blocker = os.path.join(process_dir, "w%x-g0" % (base + 0x2000))
+    open(blocker, "w").close()
+    write_map(first_run + second_run)
+    for attempt in range(2):
+        print("sync %d:" % attempt)
+        for line in run("jit-sync").splitlines():
+            print("  " + line.replace("%x" % (base >> 20), "W"))
+    check(first_run + second_run, target)
+    os.unlink(blocker)
+    print("sync after the cause is gone: " + run("jit-sync").split(",")[0])
+    check(first_run + second_run, target)
 elif scenario == "many-windows":
     target = debugger.CreateTarget(tinyjit)
     target.BreakpointCreateByName("jit_probe")

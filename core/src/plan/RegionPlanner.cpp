@@ -22,6 +22,14 @@ RegionPlanner::RegionPlanner(const SymbolTable &table, const JitAddressSpace &sp
     : table_(table), space_(space.excluding(claimed)) {}
 
 std::optional<AddressRange> RegionPlanner::sectionOf(uint64_t address) const {
+  // Symbols come in address order: most share the last one's region.
+  if (last_ && last_->contains(address))
+    return last_;
+  last_ = computeSectionOf(address);
+  return last_;
+}
+
+std::optional<AddressRange> RegionPlanner::computeSectionOf(uint64_t address) const {
   std::optional<AddressRange> run = space_.runContaining(address);
   if (!run)
     return std::nullopt;

@@ -56,7 +56,9 @@ void JitdumpSymbols::onProvisionalRecord(const JitdumpRecord &record, uint64_t o
   }
   // Not the file's diagnostics yet: kept with the record.
   const size_t told = diagnostics.size();
+  provisionalPass_ = true; // its effect is kept, to be withdrawn if need be
   Effect effect = apply(record, offset, true);
+  provisionalPass_ = false;
   effect.diagnostics.assign(std::make_move_iterator(diagnostics.begin() + told),
                             std::make_move_iterator(diagnostics.end()));
   diagnostics.resize(told);
@@ -154,7 +156,8 @@ JitdumpSymbols::Effect JitdumpSymbols::load(const JitCodeLoad &load, bool named)
   effect.kind = Effect::Load;
   effect.address = load.codeAddress;
   effect.size = load.codeSize;
-  effect.name = std::string(boundedSymbolName(load.name));
+  if (provisionalPass_) // a file's record is never withdrawn: no copy of its name
+    effect.name = std::string(boundedSymbolName(load.name));
   if (!named) { // what is waiting for this code goes, as it went when it was named
     loadLines(load, false);
     pendingEhFrame_.reset();

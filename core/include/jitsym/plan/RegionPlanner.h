@@ -58,8 +58,13 @@ public:
                                        uint64_t *leftOut = nullptr) const;
 
 private:
+  std::optional<AddressRange> computeSectionOf(uint64_t address) const;
+
   const SymbolTable &table_;
   JitAddressSpace space_;
+  // The last section found: every symbol that starts in it is in that region
+  // (the table does not change while a planner lives).
+  mutable std::optional<AddressRange> last_;
 };
 
 // The same symbols in the same sections with the same `salt` give the same UUID

@@ -114,6 +114,7 @@ private:
     }
   };
   std::shared_ptr<Owned> owned_;
+  bool provisionalPass_ = false; // applying a record from the stdio buffer
   // Provisional records not settled yet, by offset.
   std::map<uint64_t, Effect> provisional_;
   uint64_t provisionalLoads_ = 0;
