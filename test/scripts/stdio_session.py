@@ -27,6 +27,10 @@ def wait_for(listener, process, states, seconds=30, required=True):
     event = lldb.SBEvent()
     while time.time() < deadline:
         if not listener.WaitForEvent(1, event):
+            # An event another listener took (LLDB's own, under load) still
+            # shows in the state.
+            if process.GetState() in states:
+                return process.GetState()
             continue
         if not lldb.SBProcess.EventIsProcessEvent(event):
             continue
@@ -40,6 +44,17 @@ def wait_for(listener, process, states, seconds=30, required=True):
     sys.exit("stdio_session.py: no %s event in %d s (the process is %s)" % (
         [lldb.SBDebugger.StateAsCString(s) for s in states], seconds,
         lldb.SBDebugger.StateAsCString(process.GetState())))
+
+
+def resume(listener, process):
+    """Continues the process; under a sanitizer's load a continue can go
+    unheard, so it is asked again before giving up."""
+    for attempt in range(3):
+        error = process.Continue()
+        if wait_for(listener, process, [lldb.eStateRunning], 10, required=False):
+            return
+    sys.exit("stdio_session.py: the process did not run on after 3 continues (%s; it is %s)" % (
+        error.GetCString(), lldb.SBDebugger.StateAsCString(process.GetState())))
 
 
 def code_loads_in(path):
@@ -117,8 +132,7 @@ def main():
             already_written += 1
         if time.time() >= end:
             break
-        process.Continue()
-        wait_for(listener, process, [lldb.eStateRunning])
+        resume(listener, process)
 
     in_file = code_loads_in(dump)
     named = set()
