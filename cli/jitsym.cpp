@@ -137,7 +137,9 @@ static int runConvert() {
                   ? uuidToString(planUuid(loaded.table, regions, "jitsym-convert"))
                   : std::string(ConvertUuid);
   spec.sections = sectionsOf(regions);
-  std::string json = renderSymbolFile(spec, loaded.table, symbols);
+  std::string json = renderSymbolFile(spec, loaded.table, symbols, [&](const Symbol &symbol) {
+    return planner.isData(symbol);
+  });
   if (ConvertOutput == "-") {
     llvm::outs() << json;
   } else if (llvm::Error err = writeFileAtomically(ConvertOutput, json)) {

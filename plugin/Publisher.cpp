@@ -53,6 +53,7 @@ PublishReport Publisher::publish(lldb::SBDebugger &debugger, lldb::SBTarget &tar
   const JitAddressSpace space = in.mappings.empty() ? JitAddressSpace::unrestricted()
                                                     : JitAddressSpace::fromMemoryMap(in.mappings);
   RegionPlanner planner(in.table, space, claimedByOtherModules(target, modules));
+  auto isData = [&](const Symbol &symbol) { return planner.isData(symbol); };
 
   // Windows to plan again, and modules that must be made anew even if their
   // section stays: those holding a removed symbol, and all of a window an
@@ -62,6 +63,15 @@ PublishReport Publisher::publish(lldb::SBDebugger &debugger, lldb::SBTarget &tar
   for (uint64_t window : replan)
     for (uint64_t key : modules.keysIn(windowStart(window), windowEnd(window)))
       stale.insert(key);
+  // Memory that became executable (a JIT that writes code into pages it makes
+  // executable after): its region's data symbols may be code now.
+  const uint64_t digest = planner.executableDigest();
+  if (digest != executableDigest_)
+    for (uint64_t key : modules.keysWithData()) {
+      stale.insert(key);
+      replan.insert(windowIndexOf(key));
+    }
+  executableDigest_ = digest;
   for (const RemovedRange &range : changes.removed) {
     ++report.removed;
     for (uint64_t key : modules.keysOverlapping(range.address, range.end)) {
@@ -100,16 +110,16 @@ PublishReport Publisher::publish(lldb::SBDebugger &debugger, lldb::SBTarget &tar
     static const std::vector<const Symbol *> none;
     auto found = added.find(key);
     const std::vector<const Symbol *> &symbols = found == added.end() ? none : found->second;
-    llvm::Error err = fresh ? modules.create(debugger, target, in.table, *fresh)
+    llvm::Error err = fresh ? modules.create(debugger, target, in.table, *fresh, isData)
                       : symbols.empty()
                           ? llvm::Error::success()
-                          : modules.append(debugger, target, key, in.table, symbols);
+                          : modules.append(debugger, target, key, in.table, symbols, isData);
     const RegionModule *module = modules.find(key);
     const bool debugInfo = in.lines.functionCount() > 0 || in.unwind.functionCount() > 0;
     if (!err && module && (fresh || !symbols.empty()) && debugInfo) {
       bool any = false;
       std::vector<DebugFunction> functions =
-          debugFunctionsIn(in.table, module->section, in.lines, in.unwind, any);
+          debugFunctionsIn(in.table, module->section, in.lines, in.unwind, any, isData);
       if (any)
         err = modules.attachDebugInfo(debugger, target, key, functions, in.lines, in.unwind,
                                       in.plausible);

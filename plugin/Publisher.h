@@ -53,11 +53,15 @@ public:
   PublishReport publish(lldb::SBDebugger &debugger, lldb::SBTarget &target,
                         RegionModules &modules, const Inputs &inputs, SymbolChanges &changes,
                         SyncProgress &progress, const InterruptCheck &stop);
-  // Whether an earlier publish left work for the next one.
-  bool hasLeftovers() const { return !leftBehind_.empty(); }
   void forget() {
     leftBehind_.clear();
     refused_.clear();
+    executableDigest_ = 0;
+  }
+  // Whether a publish is due even with no new symbols: work left, or data
+  // symbols whose memory may have become executable since.
+  bool wantsPublish(const RegionModules &modules) const {
+    return !leftBehind_.empty() || !modules.keysWithData().empty();
   }
 
 private:
@@ -65,6 +69,8 @@ private:
   std::set<uint64_t> leftBehind_;
   // The refusal last said for each region, so it is said once.
   std::map<uint64_t, std::string> refused_;
+  // Where memory was executable at the last publish (RegionPlanner::isData).
+  uint64_t executableDigest_ = 0;
 };
 
 } // namespace jitsym::plugin

@@ -40,6 +40,14 @@ std::vector<uint64_t> RegionModules::keysOverlapping(uint64_t begin, uint64_t en
   return keys;
 }
 
+std::vector<uint64_t> RegionModules::keysWithData() const {
+  std::vector<uint64_t> keys;
+  for (const auto &[key, region] : regions_)
+    if (region.dataSymbols > 0)
+      keys.push_back(key);
+  return keys;
+}
+
 bool RegionModules::owns(const lldb::SBModule &module) const {
   lldb::SBFileSpec file = module.GetFileSpec();
   const char *directory = file.GetDirectory();
@@ -84,11 +92,12 @@ llvm::Error RegionModules::addSymbolFile(lldb::SBDebugger &debugger, lldb::SBTar
 llvm::Error RegionModules::attachSymbolFile(lldb::SBDebugger &debugger, lldb::SBTarget &target,
                                             RegionModule &region, const std::string &path,
                                             const SymbolTable &table,
-                                            const std::vector<const Symbol *> &symbols) {
+                                            const std::vector<const Symbol *> &symbols,
+                                            SymbolPredicate isData) {
   SymbolFileSpec spec;
   spec.triple = target.GetTriple() ? target.GetTriple() : "x86_64-pc-linux-gnu";
   spec.uuid = uuidToString(region.uuid);
-  if (llvm::Error err = writeFileAtomically(path, renderSymbolFile(spec, table, symbols)))
+  if (llvm::Error err = writeFileAtomically(path, renderSymbolFile(spec, table, symbols, isData)))
     return err;
   region.files.push_back(path);
   if (llvm::Error err = addSymbolFile(debugger, target, path))
@@ -97,11 +106,14 @@ llvm::Error RegionModules::attachSymbolFile(lldb::SBDebugger &debugger, lldb::SB
   // anything reads the table would drop the first file's symbols. Read it now.
   region.module.GetNumSymbols();
   region.symbols += symbols.size();
+  for (const Symbol *symbol : symbols)
+    region.dataSymbols += isData(*symbol);
   return llvm::Error::success();
 }
 
 llvm::Error RegionModules::create(lldb::SBDebugger &debugger, lldb::SBTarget &target,
-                                  const SymbolTable &table, const PlannedRegion &planned) {
+                                  const SymbolTable &table, const PlannedRegion &planned,
+                                  SymbolPredicate isData) {
   const uint64_t key = planned.section.start;
   remove(target, key);
   if (planned.symbols.empty())
@@ -143,7 +155,7 @@ llvm::Error RegionModules::create(lldb::SBDebugger &debugger, lldb::SBTarget &ta
   if (llvm::Error err =
           attachSymbolFile(debugger, target, region,
                            region.directory + "/" + RegionFiles::symbols(), table,
-                           planned.symbols)) {
+                           planned.symbols, isData)) {
     discard(target, region);
     return err;
   }
@@ -153,13 +165,14 @@ llvm::Error RegionModules::create(lldb::SBDebugger &debugger, lldb::SBTarget &ta
 
 llvm::Error RegionModules::append(lldb::SBDebugger &debugger, lldb::SBTarget &target,
                                   uint64_t key, const SymbolTable &table,
-                                  const std::vector<const Symbol *> &symbols) {
+                                  const std::vector<const Symbol *> &symbols,
+                                  SymbolPredicate isData) {
   auto it = regions_.find(key);
   if (it == regions_.end())
     return lldbError("no module for the region");
   RegionModule &region = it->second;
   const std::string path = region.directory + "/" + RegionFiles::symbols(++region.deltas);
-  return attachSymbolFile(debugger, target, region, path, table, symbols);
+  return attachSymbolFile(debugger, target, region, path, table, symbols, isData);
 }
 
 llvm::Error RegionModules::attachDebugInfo(lldb::SBDebugger &debugger, lldb::SBTarget &target,

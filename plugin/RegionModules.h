@@ -31,6 +31,7 @@ struct RegionModule {
   uint32_t deltas = 0;
   uint32_t debugObjects = 0; // written so far (the last one is in use)
   uint64_t symbols = 0;
+  uint64_t dataSymbols = 0; // of `symbols`, given to LLDB as data
   UuidBytes uuid{};
   lldb::SBModule module;
   std::string directory;
@@ -46,11 +47,14 @@ public:
 
   // Gives LLDB `region` as a new module, in place of the one with the same
   // key; the new one has the next generation of that key, so a new UUID.
+  // `isData`: which symbols go as data (RegionPlanner::isData).
   llvm::Error create(lldb::SBDebugger &debugger, lldb::SBTarget &target,
-                     const SymbolTable &table, const PlannedRegion &region);
+                     const SymbolTable &table, const PlannedRegion &region,
+                     SymbolPredicate isData);
   // Attaches `symbols` to the module of region `key`.
   llvm::Error append(lldb::SBDebugger &debugger, lldb::SBTarget &target, uint64_t key,
-                     const SymbolTable &table, const std::vector<const Symbol *> &symbols);
+                     const SymbolTable &table, const std::vector<const Symbol *> &symbols,
+                     SymbolPredicate isData);
   // Gives the module of region `key` the source lines and unwind tables of
   // its functions (all of the region's live functions, with them or without).
   llvm::Error attachDebugInfo(lldb::SBDebugger &debugger, lldb::SBTarget &target, uint64_t key,
@@ -67,6 +71,8 @@ public:
   std::vector<uint64_t> keysIn(uint64_t begin, uint64_t end) const;
   // The keys of the modules whose section overlaps [begin, end).
   std::vector<uint64_t> keysOverlapping(uint64_t begin, uint64_t end) const;
+  // The keys of the modules that hold data symbols.
+  std::vector<uint64_t> keysWithData() const;
   // Whether `module` is one of these (its object lies in this directory).
   bool owns(const lldb::SBModule &module) const;
   size_t size() const { return regions_.size(); }
@@ -78,7 +84,8 @@ private:
   llvm::Error attachSymbolFile(lldb::SBDebugger &debugger, lldb::SBTarget &target,
                                RegionModule &region, const std::string &path,
                                const SymbolTable &table,
-                               const std::vector<const Symbol *> &symbols);
+                               const std::vector<const Symbol *> &symbols,
+                               SymbolPredicate isData);
   void discard(lldb::SBTarget &target, RegionModule &region);
 
   std::string directory_;

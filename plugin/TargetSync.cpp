@@ -252,7 +252,7 @@ llvm::Expected<SyncReport> TargetSync::syncWith(lldb::SBDebugger &debugger,
 
   // 3. Planned and given to LLDB, region by region.
   SymbolChanges changes = table_.takeChanges();
-  if (!changes.empty() || publisher_.hasLeftovers()) {
+  if (!changes.empty() || publisher_.wantsPublish(*modules_)) {
     auto plausible = [this](std::string_view file, uint32_t line) {
       return lineCanExist(file, line);
     };

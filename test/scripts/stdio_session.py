@@ -7,6 +7,7 @@ already written (glibc between its write(2) and the reset of its pointers).
 
 usage: stdio_session.py PLUGIN SECONDS INTERVAL_MS STDIOJIT [STDIOJIT ARG...]
 """
+import atexit
 import os
 import re
 import signal
@@ -44,6 +45,13 @@ def wait_for(listener, process, states, seconds=30, required=True):
     sys.exit("stdio_session.py: no %s event in %d s (the process is %s)" % (
         [lldb.SBDebugger.StateAsCString(s) for s in states], seconds,
         lldb.SBDebugger.StateAsCString(process.GetState())))
+
+
+def kill_quietly(pid):
+    try:
+        os.kill(pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
 
 
 def resume(listener, process):
@@ -109,6 +117,9 @@ def main():
     process = target.Launch(info, error)
     if not error.Success():
         sys.exit("stdio_session.py: launch: %s" % error.GetCString())
+    # Whatever ends this script (a failed wait exits at once), the JIT goes
+    # with it: left running it would write its dump for ever.
+    atexit.register(kill_quietly, process.GetProcessID())
     wait_for(listener, process, [lldb.eStateRunning])
     dump = os.path.join(os.getcwd(), "jit-%d.dump" % process.GetProcessID())
 

@@ -169,3 +169,19 @@ TEST(DebugObject, EmptyFileNameShowsNoLine) {
   llvm::raw_string_ostream out(report);
   EXPECT_TRUE(parsed->dwarf->verify(out)) << report;
 }
+
+TEST(DebugObject, DataSymbolsAreNoFunctions) {
+  // A DW_TAG_subprogram would let a breakpoint resolve on data whatever the
+  // JSON symbol's type says.
+  SymbolTable table;
+  table.add(0x7f0000001000, 0x40, "JS:~bytecode");
+  table.add(0x7f0000001100, 0x40, "JS:*code");
+  LineTables lines;
+  UnwindTables unwind;
+  bool any = false;
+  std::vector<DebugFunction> functions = debugFunctionsIn(
+      table, {0x7f0000000000, 0x7f0000100000}, lines, unwind, any,
+      [&](const Symbol &s) { return table.name(s).substr(0, 4) == "JS:~"; });
+  ASSERT_EQ(functions.size(), 1u);
+  EXPECT_EQ(functions[0].name, "JS:*code");
+}

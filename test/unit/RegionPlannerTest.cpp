@@ -213,3 +213,45 @@ TEST(LldbCommand, QuotesEveryByteAsLLDBReadsIt) {
   ASSERT_FALSE(static_cast<bool>(broken));
   EXPECT_NE(llvm::toString(broken.takeError()).find("line break"), std::string::npos);
 }
+
+TEST(RegionPlanner, SymbolsInMemoryThatIsNotExecutableAreData) {
+  // V8's heap: bytecode (JS:~) in rw- pages next to code in r-x pages, one run.
+  Mapping heap = anon(kBase, kBase + 0x10000);
+  heap.execute = false;
+  heap.write = true;
+  Mapping code = anon(kBase + 0x10000, kBase + 0x20000);
+  SymbolTable table;
+  table.add(kBase + 0x100, 0x40, "JS:~f /a.js:1:1");
+  table.add(kBase + 0x10100, 0x40, "JS:*f /a.js:1:1");
+  table.add(kBase + 0x10200, 0x40, "JS:~g /a.js:2:1"); // a native-stack trampoline copy
+  RegionPlanner planner(table, JitAddressSpace::fromMemoryMap({heap, code}));
+  std::vector<PlannedRegion> regions = planner.plan();
+  ASSERT_EQ(regions.size(), 1u); // one run: permissions do not cut regions
+  ASSERT_EQ(regions[0].symbols.size(), 3u);
+  EXPECT_TRUE(planner.isData(*regions[0].symbols[0]));
+  EXPECT_FALSE(planner.isData(*regions[0].symbols[1]));
+  EXPECT_FALSE(planner.isData(*regions[0].symbols[2])); // executable: code, whatever its name
+  // The JSON says so, and no DWARF function is made for data.
+  auto isData = [&](const Symbol &s) { return planner.isData(s); };
+  SymbolFileSpec spec;
+  std::string json = renderSymbolFile(spec, table, regions[0].symbols, isData);
+  EXPECT_NE(json.find("\"type\": \"data\""), std::string::npos);
+  EXPECT_NE(json.find("\"type\": \"code\""), std::string::npos);
+  // A permission flip changes the digest a live sync compares.
+  Mapping flipped = code;
+  flipped.execute = false;
+  EXPECT_NE(JitAddressSpace::fromMemoryMap({heap, code}).executableDigest(),
+            JitAddressSpace::fromMemoryMap({heap, flipped}).executableDigest());
+}
+
+TEST(RegionPlanner, WithoutAMemoryMapTheRuntimesNameDecides) {
+  SymbolTable table;
+  table.add(kBase + 0x100, 0x40, "JS:~f /a.js:1:1");
+  table.add(kBase + 0x200, 0x40, "LazyCompile:~old a.js:1");
+  table.add(kBase + 0x300, 0x40, "JS:^f /a.js:1:1");
+  table.add(kBase + 0x400, 0x40, "long Hot.work(int)");
+  RegionPlanner planner(table, JitAddressSpace::unrestricted());
+  std::vector<bool> data;
+  table.forEach([&](const Symbol &s) { data.push_back(planner.isData(s)); });
+  EXPECT_EQ(data, (std::vector<bool>{true, true, false, false}));
+}

@@ -250,12 +250,14 @@ namespace jitsym {
 
 std::vector<DebugFunction> debugFunctionsIn(const SymbolTable &table, const AddressRange &text,
                                             const LineTables &lines, const UnwindTables &unwind,
-                                            bool &anyDebugInfo) {
+                                            bool &anyDebugInfo, SymbolPredicate isData) {
   std::vector<DebugFunction> functions;
   anyDebugInfo = false;
   table.forEachInRange(text.start, text.end, [&](const Symbol &symbol) {
     if (symbol.address < text.start)
       return; // starts in the window before: not this one's
+    if (isData && isData(symbol))
+      return;
     const uint64_t end = std::min(symbol.end(), text.end);
     functions.push_back({symbol.address, end, table.name(symbol)});
     anyDebugInfo = anyDebugInfo || lines.entries(symbol.address) != nullptr ||

@@ -122,6 +122,7 @@ llvm::Expected<ExportResult> exportRegions(const std::string &directory,
   ExportResult result;
   RegionPlanner planner(*request.table, request.space, request.claimed);
   std::vector<PlannedRegion> planned = planner.plan(&result.outside);
+  auto isData = [&](const Symbol &symbol) { return planner.isData(symbol); };
   static const LineTables noLines;
   static const UnwindTables noUnwind;
   const LineTables &lines = request.lines ? *request.lines : noLines;
@@ -147,12 +148,12 @@ llvm::Expected<ExportResult> exportRegions(const std::string &directory,
     spec.uuid = region.uuid;
     spec.sections = sectionsOf({plan});
     if (llvm::Error err = writeFileAtomically(
-            region.symbols, renderSymbolFile(spec, *request.table, plan.symbols)))
+            region.symbols, renderSymbolFile(spec, *request.table, plan.symbols, isData)))
       return err;
 
     bool anyDebugInfo = false;
     std::vector<DebugFunction> functions =
-        debugFunctionsIn(*request.table, plan.section, lines, unwind, anyDebugInfo);
+        debugFunctionsIn(*request.table, plan.section, lines, unwind, anyDebugInfo, isData);
     if (anyDebugInfo) {
       llvm::Expected<std::string> image = buildDebugObject(
           plan.section, uuid, "jit", functions, lines, unwind, request.plausible);

@@ -12,7 +12,8 @@ static void to_json(nlohmann::json &j, const SectionSpec &s) {
 }
 
 std::string renderSymbolFile(const SymbolFileSpec &spec, const SymbolTable &table,
-                             const std::vector<const Symbol *> &symbols) {
+                             const std::vector<const Symbol *> &symbols,
+                             SymbolPredicate isData) {
   // nlohmann::ordered_json keeps the header first, as the format asks.
   nlohmann::ordered_json doc;
   doc["triple"] = spec.triple;
@@ -28,7 +29,7 @@ std::string renderSymbolFile(const SymbolFileSpec &spec, const SymbolTable &tabl
   for (const Symbol *symbol : symbols) {
     nlohmann::ordered_json entry;
     entry["name"] = std::string(table.name(*symbol));
-    entry["type"] = "code";
+    entry["type"] = isData && isData(*symbol) ? "data" : "code";
     entry["address"] = symbol->address;
     entry["size"] = symbol->size;
     list.push_back(std::move(entry));

@@ -5,6 +5,8 @@
 #include <cinttypes>
 #include <cstdio>
 
+#include "jitsym/symbols/RuntimeNames.h"
+
 namespace jitsym {
 namespace {
 
@@ -86,6 +88,12 @@ std::vector<PlannedRegion> RegionPlanner::planWindow(uint64_t window, uint64_t *
 
 std::vector<PlannedRegion> RegionPlanner::plan(uint64_t *leftOut) const {
   return planRange(0, UINT64_MAX, leftOut);
+}
+
+bool RegionPlanner::isData(const Symbol &symbol) const {
+  if (std::optional<bool> executable = space_.executable(symbol.address))
+    return !*executable;
+  return nameSaysNotMachineCode(table_.name(symbol));
 }
 
 UuidBytes planUuid(const SymbolTable &table, const std::vector<PlannedRegion> &regions,

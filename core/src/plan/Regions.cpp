@@ -20,6 +20,12 @@ JitAddressSpace JitAddressSpace::fromMemoryMap(const std::vector<Mapping> &mappi
       space.runs_.back().end = m.end;
     else
       space.runs_.push_back({m.start, m.end});
+    if (!m.execute)
+      continue;
+    if (!space.executable_.empty() && space.executable_.back().end == m.start)
+      space.executable_.back().end = m.end;
+    else
+      space.executable_.push_back({m.start, m.end});
   }
   return space;
 }
@@ -37,6 +43,7 @@ JitAddressSpace JitAddressSpace::excluding(std::vector<AddressRange> ranges) con
             [](const AddressRange &a, const AddressRange &b) { return a.start < b.start; });
   JitAddressSpace space;
   space.hasMap_ = hasMap_;
+  space.executable_ = executable_; // only asked where a run is
   auto cut = ranges.begin();
   for (AddressRange run : runs_) {
     // Ranges that end before this run cannot cut it or any later one.
@@ -64,6 +71,22 @@ std::optional<AddressRange> JitAddressSpace::runContaining(uint64_t address) con
   if (!it->contains(address))
     return std::nullopt;
   return *it;
+}
+
+std::optional<bool> JitAddressSpace::executable(uint64_t address) const {
+  if (!hasMap_)
+    return std::nullopt;
+  auto it = std::upper_bound(executable_.begin(), executable_.end(), address,
+                             [](uint64_t a, const AddressRange &r) { return a < r.start; });
+  return it != executable_.begin() && std::prev(it)->contains(address);
+}
+
+uint64_t JitAddressSpace::executableDigest() const {
+  uint64_t digest = 1469598103934665603ull;
+  for (const AddressRange &range : executable_)
+    for (uint64_t value : {range.start, range.end})
+      digest = (digest ^ value) * 1099511628211ull;
+  return digest;
 }
 
 } // namespace jitsym

@@ -37,10 +37,12 @@ struct DebugFunction {
 using LinePlausible = llvm::function_ref<bool(std::string_view file, uint32_t line)>;
 
 // The functions of `table` that start in `text` (their ends clipped to it), and
-// whether any of them has source lines or an unwind table.
+// whether any of them has source lines or an unwind table. Symbols `isData`
+// says are data are no functions: a DW_TAG_subprogram would let a breakpoint
+// resolve there whatever the JSON symbol's type.
 std::vector<DebugFunction> debugFunctionsIn(const SymbolTable &table, const AddressRange &text,
                                             const LineTables &lines, const UnwindTables &unwind,
-                                            bool &anyDebugInfo);
+                                            bool &anyDebugInfo, SymbolPredicate isData = nullptr);
 
 // `functions` in any order; their lines come from `lines` (entries outside the
 // function are dropped, and so are those of a file without a name) and their

@@ -25,9 +25,13 @@ struct SymbolFileSpec {
 
 // Renders the file. `symbols` are entries of `table`; names that are not valid
 // UTF-8 have the offending bytes replaced (JSON text must be UTF-8). The size
-// is never one LLDB misreads (see lldbMisreadsJsonOfSize).
+// is never one LLDB misreads (see lldbMisreadsJsonOfSize). A symbol `isData`
+// says is data gets "type": "data": LLDB names its addresses but resolves no
+// breakpoint by name or regex there (checked on LLDB 22), so no trap is ever
+// written into what is not code.
 std::string renderSymbolFile(const SymbolFileSpec &spec, const SymbolTable &table,
-                             const std::vector<const Symbol *> &symbols);
+                             const std::vector<const Symbol *> &symbols,
+                             SymbolPredicate isData = nullptr);
 
 // LLDB's JSON object-file plugin (through at least 22) takes the length of a
 // mapped JSON file with strlen: a file of 16 KiB or more whose size is an

@@ -57,6 +57,14 @@ public:
   std::vector<PlannedRegion> planRange(uint64_t begin, uint64_t end,
                                        uint64_t *leftOut = nullptr) const;
 
+  // Whether `symbol` goes to LLDB as data, not code: its memory is not
+  // executable (by the memory map), or, with no memory map, its runtime says
+  // by its name that it is not machine code (RuntimeNames.h). No breakpoint
+  // resolves on data, so none writes a trap into a runtime's bytecode.
+  bool isData(const Symbol &symbol) const;
+  // A digest of where the memory map says memory is executable.
+  uint64_t executableDigest() const { return space_.executableDigest(); }
+
 private:
   std::optional<AddressRange> computeSectionOf(uint64_t address) const;
 
@@ -79,6 +87,9 @@ inline UuidBytes regionUuid(const SymbolTable &table, const PlannedRegion &regio
 }
 
 // The sections of a JSON file that describes `regions` (named .jit0, .jit1, ...).
+// They stay code sections when they hold data symbols: LLDB 22 resolves symbols
+// by the symbol's type, not the section's (a JSON symbol file's sections are
+// not even the module's), so the symbol type is what keeps breakpoints off.
 std::vector<SectionSpec> sectionsOf(const std::vector<PlannedRegion> &regions);
 
 // The files of a region, relative to the directory it is written into. Each

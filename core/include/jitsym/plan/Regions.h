@@ -33,10 +33,16 @@ public:
   // The run of JIT memory containing `address`, or nothing when the address is
   // file-backed, special or unmapped.
   std::optional<AddressRange> runContaining(uint64_t address) const;
+  // Whether the memory at `address` is executable; nothing without a memory map.
+  std::optional<bool> executable(uint64_t address) const;
   bool hasMemoryMap() const { return hasMap_; }
+  // A digest of where memory is executable: it changes when a page's
+  // permission does (a JIT making its code executable after writing it).
+  uint64_t executableDigest() const;
 
 private:
-  std::vector<AddressRange> runs_; // sorted, disjoint
+  std::vector<AddressRange> runs_;       // sorted, disjoint
+  std::vector<AddressRange> executable_; // of the runs, sorted, disjoint
   bool hasMap_ = false;
 };
 

@@ -47,6 +47,9 @@ constexpr uint32_t kRemovalFlag = 1;
 // symbol any more (SymbolTable::onOwnedGone), so the data cannot outlive its code.
 constexpr uint32_t kOwnedFlag = 2;
 
+// A question asked of a symbol (is it data?, is it kept?).
+using SymbolPredicate = llvm::function_ref<bool(const Symbol &)>;
+
 // A range whose symbol the debugger already knows but which is now gone.
 struct RemovedRange {
   uint64_t address;
