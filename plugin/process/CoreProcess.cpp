@@ -17,9 +17,6 @@ public:
   explicit CoreProcess(lldb::SBTarget &target) : target_(target) {}
 
   std::string kind() const override { return "core file"; }
-  std::optional<ProcessIdentity> identify(lldb::SBProcess &process) override {
-    return ProcessIdentity{process.GetProcessID(), process.GetUniqueID()};
-  }
   std::vector<Mapping> memoryMap(lldb::SBProcess &process) override {
     if (const CoreFileInfo *core = coreFile())
       return core->mappings;

@@ -15,11 +15,6 @@ public:
   explicit PortableProcess(lldb::SBTarget &target) : target_(target) {}
 
   std::string kind() const override { return "portable (SB API only)"; }
-  // No start time without /proc: LLDB's own id of the process tells a
-  // relaunch with the same PID apart.
-  std::optional<ProcessIdentity> identify(lldb::SBProcess &process) override {
-    return ProcessIdentity{process.GetProcessID(), process.GetUniqueID()};
-  }
   std::vector<Mapping> memoryMap(lldb::SBProcess &process) override {
     return memoryMapFromLLDB(process);
   }

@@ -65,7 +65,10 @@ public:
 
   // The process now: its PID and what tells a relaunch with the same PID
   // apart; nothing when it has ended (killed while LLDB held it stopped).
-  virtual std::optional<ProcessIdentity> identify(lldb::SBProcess &process) = 0;
+  // Without /proc's start time, LLDB's own id of the process does that.
+  virtual std::optional<ProcessIdentity> identify(lldb::SBProcess &process) {
+    return ProcessIdentity{process.GetProcessID(), process.GetUniqueID()};
+  }
   // Whether the process of `identity` ended since: asked between chunks of work.
   virtual bool hasEnded(const ProcessIdentity &) const { return false; }
   virtual std::vector<Mapping> memoryMap(lldb::SBProcess &process) = 0;

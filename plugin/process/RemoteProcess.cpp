@@ -19,11 +19,6 @@ public:
     return std::string("remote, through platform ") +
            (platform.GetName() ? platform.GetName() : "?");
   }
-  // A PID may be given again on the other side: LLDB's own id of the process
-  // tells a relaunch apart.
-  std::optional<ProcessIdentity> identify(lldb::SBProcess &process) override {
-    return ProcessIdentity{process.GetProcessID(), process.GetUniqueID()};
-  }
   // lldb-server fills the regions with file names.
   std::vector<Mapping> memoryMap(lldb::SBProcess &process) override {
     return memoryMapFromLLDB(process);
