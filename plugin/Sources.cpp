@@ -62,13 +62,14 @@ void Sources::open(ProcessSide &side, uint64_t pid,
       FoundPerfMap found = side.findPerfMap(pid, !dumpOrigin_.empty());
       path = found.path;
       if (!path && found.stale)
-        earlier_ = EarlierProgram{*found.stale, found.staleBytes};
+        earlier_ = std::move(found.stale);
     }
     if (path) {
       mapFile_ = side.follow(*path, /*text=*/true, forced_, directory);
       map_ = std::make_unique<PerfMapReader>(mapFile_.readPath, mapFile_.trust);
-      // The lines of an earlier program with this PID come first: not ours.
-      if (earlier_ && earlier_->path == *path)
+      // The lines of an earlier program with this PID come first: not ours,
+      // unless the program rewrote the file since.
+      if (earlier_ && earlier_->path == *path && stillBeginsWith(*earlier_))
         if (llvm::Error err = map_->skipEarlierProgram(earlier_->bytes))
           held_.push_back({*path, 0, llvm::toString(std::move(err))});
       earlier_.reset();

@@ -66,10 +66,8 @@ public:
   // forget(), and the names, the earlier program and held diagnostics too.
   void reset();
 
-  // At an exec stop: the map's first `bytes` were the old program's.
-  void skipEarlierProgram(std::string path, uint64_t bytes) {
-    earlier_ = EarlierProgram{std::move(path), bytes};
-  }
+  // At an exec stop: the map as it is holds the old program's lines.
+  void skipEarlierProgram(EarlierMap earlier) { earlier_ = std::move(earlier); }
   // Why nothing was read, when an earlier process's map was found.
   std::optional<std::string> staleNote() const;
   // The perf map being followed, if any (its path on this machine).
@@ -85,11 +83,6 @@ public:
   std::string status() const;
 
 private:
-  struct EarlierProgram {
-    std::string path;
-    uint64_t bytes = 0;
-  };
-
   SymbolTable &table_;
   LineTables &lines_;
   UnwindTables &unwind_;
@@ -101,7 +94,7 @@ private:
   std::unique_ptr<JitdumpSymbols> dumpSymbols_;
   // A map whose first bytes an earlier program with this PID wrote (one that
   // exec'd, or ended before the PID was given again), and how many.
-  std::optional<EarlierProgram> earlier_;
+  std::optional<EarlierMap> earlier_;
   uint64_t lastUnflushedBytes_ = 0; // from the stdio buffer at the last read
   std::vector<Diagnostic> held_;
 };

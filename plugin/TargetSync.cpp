@@ -79,12 +79,12 @@ llvm::Error TargetSync::handleExec(lldb::SBDebugger &debugger, lldb::SBProcess &
   std::optional<std::string> map = sources_.mapPath();
   if (!map)
     map = side_->findPerfMap(identity.pid, false).path;
-  std::optional<uint64_t> before = map ? side_->bytesBeforeExec(*map) : std::nullopt;
+  std::optional<EarlierMap> before = map ? side_->mapBeforeExec(*map) : std::nullopt;
   side_ = chooseProcessSide(debugger, target_, settings_.portable); // a new program
   if (llvm::Error err = beginProcess(identity))
     return err;
-  if (map && before)
-    sources_.skipEarlierProgram(*map, *before);
+  if (before)
+    sources_.skipEarlierProgram(std::move(*before));
   return llvm::Error::success();
 }
 

@@ -28,7 +28,7 @@ public:
     coreFile();
     if (otherNamed)
       return {};
-    return FoundPerfMap{findPerfMapOfCore(pid, corePath_), std::nullopt, 0};
+    return FoundPerfMap{findPerfMapOfCore(pid, corePath_), std::nullopt};
   }
   // Where the process wrote it, if it is still there.
   std::optional<std::string> findJitdump(uint64_t pid, const std::vector<Mapping> &mappings,

@@ -39,7 +39,7 @@ public:
 
   FoundPerfMap findPerfMap(uint64_t pid, bool) override {
     PerfMapSearch search = searchPerfMap(pid);
-    return FoundPerfMap{search.path, search.stale, search.staleBytes};
+    return FoundPerfMap{search.path, search.stale};
   }
   std::optional<std::string> findJitdump(uint64_t pid, const std::vector<Mapping> &mappings,
                                          bool) override {
@@ -71,8 +71,8 @@ public:
     }
     return stdio_.unflushed(target, process, atEnd);
   }
-  std::optional<uint64_t> bytesBeforeExec(const std::string &path) const override {
-    return fileSize(path);
+  std::optional<EarlierMap> mapBeforeExec(const std::string &path) const override {
+    return earlierMap(path);
   }
 
   bool seesDescriptors() const override { return true; }

@@ -22,7 +22,7 @@ public:
     const std::string path = "/tmp/perf-" + std::to_string(pid) + ".map";
     struct stat st; // of a link itself: the reader refuses links, with a message
     if (::lstat(path.c_str(), &st) == 0)
-      return FoundPerfMap{path, std::nullopt, 0};
+      return FoundPerfMap{path, std::nullopt};
     return {};
   }
   // The file named jit-PID.dump the process mapped, as perf finds it.
@@ -42,11 +42,8 @@ public:
     return "/tmp/perf-" + id + ".map and a jit-" + id + ".dump in LLDB's memory regions";
   }
   // A local file, read as a file.
-  std::optional<uint64_t> bytesBeforeExec(const std::string &path) const override {
-    struct stat st;
-    if (::stat(path.c_str(), &st) != 0)
-      return std::nullopt;
-    return static_cast<uint64_t>(st.st_size);
+  std::optional<EarlierMap> mapBeforeExec(const std::string &path) const override {
+    return earlierMap(path);
   }
   // Source paths as they are (no other mount namespace is known).
   std::optional<std::string> sourceRoot(uint64_t) const override { return std::string(); }

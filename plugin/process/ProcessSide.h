@@ -44,8 +44,7 @@ struct FoundPerfMap {
   std::optional<std::string> path;
   // A map last written before the process started (an earlier process with
   // the PID left it): not read, but what is appended from now on is.
-  std::optional<std::string> stale;
-  uint64_t staleBytes = 0;
+  std::optional<EarlierMap> stale;
 };
 
 // What a sync found, for the side's own checks (a core's, against its file).
@@ -94,9 +93,9 @@ public:
   virtual std::string unflushedBytes(lldb::SBTarget &, lldb::SBProcess &, const std::string &) {
     return {};
   }
-  // At an exec stop: how many bytes of the perf map `path` the old program
-  // wrote (a runtime that appends keeps them in front of the new ones).
-  virtual std::optional<uint64_t> bytesBeforeExec(const std::string &) const {
+  // At an exec stop: the perf map `path` as the old program left it (a runtime
+  // that appends keeps its lines in front of the new ones).
+  virtual std::optional<EarlierMap> mapBeforeExec(const std::string &) const {
     return std::nullopt;
   }
   // At a write(2) the compile watch stopped (thread at the call): the bytes

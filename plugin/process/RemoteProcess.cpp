@@ -33,7 +33,7 @@ public:
     const std::string argv0 = platformProcessArgv0(debugger_, target_, pid).value_or("");
     for (const std::string &candidate : remotePerfMapCandidates(pid, argv0, android))
       if (platformFileExists(target_, candidate))
-        return FoundPerfMap{candidate, std::nullopt, 0};
+        return FoundPerfMap{candidate, std::nullopt};
     return {};
   }
   std::optional<std::string> findJitdump(uint64_t pid, const std::vector<Mapping> &mappings,

@@ -13,6 +13,8 @@ scenarios:
   exec       the process execs a new program that appends to the old map
   pid-reuse  an earlier process with the same PID left its map; the new one
              appends to it after jitsym has seen it
+  pid-reuse-rewrite
+             the same, but the new one truncates the map and writes it anew
 """
 import os
 import re
@@ -208,9 +210,10 @@ def exec_scenario(session, program, args):
     process.Kill()
 
 
-def pid_reuse(session, program, args):
+def pid_reuse(session, program, args, append=True):
     # An earlier process writes a map and exits; its PID is then given to the
-    # next process forked (ns_last_pid), which appends to the same map.
+    # next process forked (ns_last_pid), which appends to the same map (or,
+    # as most runtimes do, truncates it and writes it anew).
     earlier = subprocess.run([program, "--map-rate", "1000", "--seconds", "0.2", "--probe-ms",
                               "0", "--tag", "old"], stdout=subprocess.PIPE, text=True, check=True)
     pid = int(re.search(r"stressjit (\d+):", earlier.stdout).group(1))
@@ -220,7 +223,8 @@ def pid_reuse(session, program, args):
             f.write(str(pid - 1))
         child = os.fork()
         if child == 0:
-            os.execv(program, [program, "--wait-attach", "--append-map", "--tag", "new"] + args)
+            mode = ["--append-map"] if append else []
+            os.execv(program, [program, "--wait-attach", "--tag", "new"] + mode + args)
         if child == pid:
             break
         os.kill(child, signal.SIGKILL)
@@ -254,7 +258,8 @@ def main(argv):
     sys.stdout.reconfigure(line_buffering=True)  # in order with stressjit's lines
     session = Session(plugin)
     {"writers": writers, "exit": exit_mid_sync, "exec": exec_scenario, "interrupt": interrupt,
-     "pid-reuse": pid_reuse}[scenario](session, program, args)
+     "pid-reuse": pid_reuse,
+     "pid-reuse-rewrite": lambda *a: pid_reuse(*a, append=False)}[scenario](session, program, args)
     sys.stdout.flush()
     os._exit(0)  # not LLDB's teardown: the verdict is printed
 
