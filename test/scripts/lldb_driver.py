@@ -20,6 +20,20 @@ class Driver:
         return (result.GetOutput() or "") + (result.GetError() or "")
 
 
+def module_symbols(module, target):
+    """(name, address, size) of the module's symbols, less the aliases jitsym
+    adds under the names users type: an alias has the address and the size of
+    the symbol before it."""
+    symbols = []
+    for symbol in module:
+        start = symbol.GetStartAddress().GetLoadAddress(target)
+        end = symbol.GetEndAddress().GetLoadAddress(target)
+        if symbols and symbols[-1][1:] == (start, end - start):
+            continue
+        symbols.append((symbol.GetName(), start, end - start))
+    return symbols
+
+
 def jit_symbols(target):
     """(name, address, size) of every symbol of jitsym's modules: those whose
     files lie in $JITSYM_DIR (other sessions' modules lie there too, but not
@@ -27,10 +41,6 @@ def jit_symbols(target):
     private = os.environ["JITSYM_DIR"]
     symbols = []
     for module in target.module_iter():
-        if not module.GetFileSpec().fullpath.startswith(private):
-            continue
-        for symbol in module:
-            start = symbol.GetStartAddress().GetLoadAddress(target)
-            end = symbol.GetEndAddress().GetLoadAddress(target)
-            symbols.append((symbol.GetName(), start, end - start))
+        if module.GetFileSpec().fullpath.startswith(private):
+            symbols.extend(module_symbols(module, target))
     return symbols

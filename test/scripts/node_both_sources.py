@@ -9,6 +9,7 @@ writes jit-PID.dump in its working directory)
 """
 import sys
 
+from lldb_driver import module_symbols
 from node_session import NodeSession
 
 plugin, app = sys.argv[1], sys.argv[2]
@@ -23,9 +24,8 @@ def report_shared_starts():
     for module in target.module_iter():
         if module.GetFileSpec().GetFilename() != "jit":
             continue
-        for symbol in module:
-            address = symbol.GetStartAddress().GetLoadAddress(target)
-            starts.setdefault(address, []).append(symbol.GetName())
+        for name, address, _ in module_symbols(module, target):
+            starts.setdefault(address, []).append(name)
     shared = {a: names for a, names in starts.items() if len(names) > 1}
     print("jit symbols: %d, sharing a start address: %d"
           % (sum(len(n) for n in starts.values()), len(shared)))

@@ -6,6 +6,7 @@
 #include "jitsym/objects/SymbolFileWriter.h"
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 using namespace jitsym;
 
@@ -254,4 +255,26 @@ TEST(RegionPlanner, WithoutAMemoryMapTheRuntimesNameDecides) {
   std::vector<bool> data;
   table.forEach([&](const Symbol &s) { data.push_back(planner.isData(s)); });
   EXPECT_EQ(data, (std::vector<bool>{true, true, false, false}));
+}
+
+// A decorated code name is followed by its alias, at the same address and size;
+// data gets none (no breakpoint by name may resolve there).
+TEST(SymbolFileWriter, DecoratedCodeNamesGetTheTypedNameAfterThem) {
+  SymbolTable table;
+  table.add(kBase + 0x100, 0x40, "JS:*crunchTotals /a.js:3:22");
+  table.add(kBase + 0x200, 0x40, "JS:~idle /a.js:9:1");
+  table.add(kBase + 0x300, 0x20, "jit_plain");
+  std::vector<const Symbol *> all;
+  table.forEach([&](const Symbol &s) { all.push_back(&s); });
+  auto isData = [&](const Symbol &s) { return table.name(s).substr(0, 4) == "JS:~"; };
+  nlohmann::json doc = nlohmann::json::parse(renderSymbolFile({}, table, all, isData));
+  std::vector<std::string> listed;
+  for (const nlohmann::json &s : doc["symbols"])
+    listed.push_back(s["name"].get<std::string>() + " " + s["type"].get<std::string>() + " " +
+                     std::to_string(s["address"].get<uint64_t>() - kBase) + " " +
+                     std::to_string(s["size"].get<uint64_t>()));
+  EXPECT_EQ(listed, (std::vector<std::string>{"JS:*crunchTotals /a.js:3:22 code 256 64",
+                                              "crunchTotals code 256 64",
+                                              "JS:~idle /a.js:9:1 data 512 64",
+                                              "jit_plain code 768 32"}));
 }

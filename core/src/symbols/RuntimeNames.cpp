@@ -1,13 +1,146 @@
 // The runtimes' name forms.
 #include "jitsym/symbols/RuntimeNames.h"
 
+#include <array>
+#include <cctype>
+#include <optional>
+
 namespace jitsym {
+namespace {
+
+bool startsWith(std::string_view text, std::string_view prefix) {
+  return text.substr(0, prefix.size()) == prefix;
+}
+
+bool isNumber(std::string_view text) {
+  if (text.empty())
+    return false;
+  for (char c : text)
+    if (!std::isdigit(static_cast<unsigned char>(c)))
+      return false;
+  return true;
+}
+
+// "/app.js:3:22" (older V8: "/app.js:3"): where V8 says a function's source
+// is. It follows the name after a space; names may hold spaces ("get size"),
+// paths too, but a path's first word has a '/', '.' or ':'.
+bool isSourcePosition(std::string_view rest) {
+  const size_t firstWordEnd = rest.find(' ');
+  const std::string_view firstWord = rest.substr(0, firstWordEnd);
+  if (firstWord.find_first_of("/.:") == std::string_view::npos)
+    return false;
+  size_t colon = rest.rfind(':');
+  if (colon == std::string_view::npos || !isNumber(rest.substr(colon + 1)))
+    return false;
+  return true;
+}
+
+// The name in "NAME POSITION" (or all of it, without a position).
+std::string_view beforeSourcePosition(std::string_view rest) {
+  for (size_t space = rest.find(' '); space != std::string_view::npos;
+       space = rest.find(' ', space + 1))
+    if (isSourcePosition(rest.substr(space + 1)))
+      return rest.substr(0, space);
+  return rest;
+}
+
+// V8: a kind, a tier mark (* optimized, ^ baseline, + maglev, ~ interpreted),
+// the function's name (empty for anonymous ones), then its source position.
+std::optional<std::string> v8Name(std::string_view name) {
+  static constexpr std::array<std::string_view, 4> kKinds = {"JS:", "LazyCompile:", "Function:",
+                                                             "InterpretedFunction:"};
+  for (std::string_view kind : kKinds) {
+    if (!startsWith(name, kind))
+      continue;
+    std::string_view rest = name.substr(kind.size());
+    if (!rest.empty() && (rest[0] == '*' || rest[0] == '^' || rest[0] == '+' || rest[0] == '~'))
+      rest.remove_prefix(1);
+    return std::string(beforeSourcePosition(rest));
+  }
+  return std::nullopt;
+}
+
+bool isJavaIdentifierChar(char c) {
+  return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '$' || c == '.' ||
+         c == '<' || c == '>';
+}
+
+// HotSpot's external form: "RETURN pkg.Class.method(ARGS)".
+std::optional<std::string> javaName(std::string_view name) {
+  const size_t space = name.find(' ');
+  const size_t paren = name.find('(');
+  if (space == std::string_view::npos || paren == std::string_view::npos || paren < space ||
+      name.back() != ')')
+    return std::nullopt;
+  std::string_view qualified = name.substr(space + 1, paren - space - 1);
+  const size_t dot = qualified.rfind('.');
+  if (qualified.empty() || dot == std::string_view::npos || dot == 0 ||
+      dot + 1 == qualified.size())
+    return std::nullopt;
+  for (char c : qualified)
+    if (!isJavaIdentifierChar(c))
+      return std::nullopt;
+  return std::string(qualified);
+}
+
+// Mono's full method name: "Namespace.Class:Method (ARGS)".
+std::optional<std::string> monoName(std::string_view name) {
+  const size_t open = name.find(" (");
+  if (open == std::string_view::npos || name.back() != ')')
+    return std::nullopt;
+  std::string_view method = name.substr(0, open);
+  const size_t colon = method.find(':');
+  if (colon == std::string_view::npos || colon == 0 || colon + 1 == method.size() ||
+      method.find(':', colon + 1) != std::string_view::npos ||
+      method.find(' ') != std::string_view::npos)
+    return std::nullopt;
+  std::string typed(method);
+  typed[colon] = '.';
+  return typed;
+}
+
+// CPython's perf trampolines: "py::QUALNAME:FILE".
+std::optional<std::string> pythonName(std::string_view name) {
+  if (!startsWith(name, "py::"))
+    return std::nullopt;
+  std::string_view rest = name.substr(4);
+  return std::string(rest.substr(0, rest.find(':')));
+}
+
+std::optional<std::string> beamName(std::string_view name) {
+  if (name.size() < 2 || name[0] != '$')
+    return std::nullopt;
+  return std::string(name.substr(1));
+}
+
+std::optional<std::string> phpName(std::string_view name) {
+  if (!startsWith(name, "JIT$"))
+    return std::nullopt;
+  return std::string(name.substr(4));
+}
+
+// The forms, in the order they are tried: the first that recognizes a name
+// says what a user types for it.
+using NameForm = std::optional<std::string> (*)(std::string_view);
+constexpr std::array<NameForm, 6> kNameForms = {v8Name,     beamName, phpName,
+                                                pythonName, javaName, monoName};
+
+} // namespace
 
 bool nameSaysNotMachineCode(std::string_view name) {
   for (std::string_view interpreted : {"JS:~", "LazyCompile:~", "InterpretedFunction:"})
-    if (name.substr(0, interpreted.size()) == interpreted)
+    if (startsWith(name, interpreted))
       return true;
   return false;
+}
+
+std::string nameAsTyped(std::string_view name) {
+  if (name.empty())
+    return {};
+  for (NameForm form : kNameForms)
+    if (std::optional<std::string> typed = form(name))
+      return *typed == name ? std::string() : *typed;
+  return {};
 }
 
 } // namespace jitsym

@@ -3,6 +3,7 @@
 // jitdumps.
 #pragma once
 
+#include <string>
 #include <string_view>
 
 namespace jitsym {
@@ -14,5 +15,19 @@ namespace jitsym {
 // code copy at that address, in executable memory. So the memory map decides
 // where there is one, and this where there is none (offline).
 bool nameSaysNotMachineCode(std::string_view name);
+
+// The name a user types for the function a runtime's decorated name stands
+// for, or "" when the name is as typed already or stands for no function:
+//   V8          "JS:*crunchTotals /app.js:3:22" (also ^ + ~, and the older
+//               "LazyCompile:*f", "Function:f")          -> "crunchTotals"
+//   HotSpot     "long Hot.work(int)" (our agent, jcmd Compiler.perfmap)
+//                                                         -> "Hot.work"
+//   BEAM        "$busy:leaf/2" (perf map)                 -> "busy:leaf/2"
+//   CPython     "py::Thing.run:/src/app.py"               -> "Thing.run"
+//   Mono        "Demo.Hot:Work (int)"                     -> "Demo.Hot.Work"
+//   PHP opcache "JIT$crunch", "JIT$Calc::run"             -> "crunch", "Calc::run"
+// LLDB finds a JSON symbol by `breakpoint set -n` only under its whole name, so
+// the symbol files carry this name too, as an alias (SymbolFileWriter.h).
+std::string nameAsTyped(std::string_view name);
 
 } // namespace jitsym
