@@ -2,12 +2,14 @@
 #include "CompileWatch.h"
 
 #include <string>
+#include <string_view>
 
 namespace jitsym::plugin {
 namespace {
 
-// Hidden from `breakpoint list` and kept by `breakpoint delete`: it is jitsym's,
-// and `jit-sync --status` reports it.
+// Named, so that `breakpoint list -v` says whose it is; `jit-sync --status`
+// reports it. The name asks LLDB to keep it out of `breakpoint list` and from
+// `breakpoint delete`, which LLDB 22 does not honour: it is listed.
 constexpr const char *kWatchName = "jitsym-compile-watch";
 
 void configureName(lldb::SBTarget &target) {
@@ -33,27 +35,38 @@ std::optional<uint64_t> argument(lldb::SBFrame &frame, const char *generic,
 
 } // namespace
 
-void CompileWatch::update(lldb::SBTarget &target, bool allowed,
-                          lldb::SBBreakpointHitCallback onWrite) {
+void CompileWatch::update(lldb::SBTarget &target, WatchPlan plan,
+                          lldb::SBBreakpointHitCallback onStop) {
+  plan_ = std::move(plan);
   refreshPending(target);
-  if (!allowed || pending_.empty()) {
+  if (!plan_.allowed || pending_.empty()) {
     remove(target);
     return;
   }
-  if (installed() && target.FindBreakpointByID(id_).IsValid())
+  if (installed() && watchesWrites_ == plan_.watchWrites &&
+      target.FindBreakpointByID(id_).IsValid())
     return;
-  // By name, so it resolves when libc loads even if the process is not running
-  // yet; at the entry, before any instruction touched the argument registers.
-  const char *names[] = {"write"};
+  remove(target);
+  // By name, so it resolves when the libraries load even if the process is not
+  // running yet; at the entry, before any instruction touched the argument
+  // registers.
+  const char *names[] = {kAnnouncedHook, "write"};
   lldb::SBBreakpoint watch = target.BreakpointCreateByNames(
-      names, 1, lldb::eFunctionNameTypeFull, lldb::eLanguageTypeUnknown, /*offset=*/0,
-      lldb::SBFileSpecList(), lldb::SBFileSpecList());
+      names, plan_.watchWrites ? 2 : 1, lldb::eFunctionNameTypeFull, lldb::eLanguageTypeUnknown,
+      /*offset=*/0, lldb::SBFileSpecList(), lldb::SBFileSpecList());
   if (!watch.IsValid())
     return;
   configureName(target);
   watch.AddName(kWatchName);
-  watch.SetCallback(onWrite, nullptr);
+  watch.SetCallback(onStop, nullptr);
   id_ = watch.GetID();
+  watchesWrites_ = plan_.watchWrites;
+}
+
+bool CompileWatch::atAnnouncement(lldb::SBThread &thread) {
+  lldb::SBFrame frame = thread.GetFrameAtIndex(0);
+  const char *name = frame.IsValid() ? frame.GetSymbol().GetName() : nullptr;
+  return name && std::string_view(name) == kAnnouncedHook;
 }
 
 void CompileWatch::remove(lldb::SBTarget &target) {

@@ -1,17 +1,25 @@
-// Pending breakpoints on JIT functions, resolved when the function is compiled.
+// Breakpoints in JIT code, brought up to date when code is compiled.
 //
 // A perf map gives the debugger no stop when code is compiled, so a pending
 // `breakpoint set -n NAME` would resolve only at the next stop, after NAME first
-// ran. While a breakpoint of the target is pending, jitsym therefore stops the
-// process at the entry of each write(2) call (runtimes append their perf map with
-// write). For a write to the perf map, the callback reads the lines about to be
-// written from the process and, when one may resolve a pending breakpoint,
-// syncs: LLDB resolves the breakpoint from the new JIT module before the runtime
-// can call NAME. Every other write resumes at once, its lines kept for the next
-// sync. With no pending breakpoint the watch is removed, so it costs nothing.
+// ran, and a location whose code was compiled again in place would lose its
+// trap. While a breakpoint waits for JIT code or sits in it (PendingBreakpoints),
+// jitsym therefore stops the process where code is announced:
+//  - at jitsym_code_announced(), which every producer built on libjitsym-writer
+//    calls once an announcement is in its files (the JVMTI agent, the Intel-API
+//    collector, JITs linking the writer): the callback reads the files;
+//  - at the entry of each write(2) call, for runtimes that append their perf map
+//    with write (V8, tinyjit); not in a JVM, whose threads write all the time.
+//    For a write to the perf map, the callback reads the lines about to be
+//    written from the process. Every other write resumes at once.
+// When what was announced may resolve a pending breakpoint or touches a
+// location, the callback syncs: LLDB resolves the breakpoint from the new JIT
+// module, or moves the location to the new code, before the runtime runs it.
+// With nothing to watch for the watch is removed, so it costs nothing.
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 
 #include "PendingBreakpoints.h"
@@ -27,16 +35,29 @@ struct WriteCall {
   uint64_t count = 0;
 };
 
+// The function every producer built on libjitsym-writer calls (DebuggerHook.h).
+constexpr const char *kAnnouncedHook = "jitsym_code_announced";
+
+struct WatchPlan {
+  bool allowed = false;      // auto sync and the watch are on
+  bool watchWrites = false;  // write(2) too (the side sees descriptors; not a JVM)
+  std::function<bool(lldb::SBModule &)> isJitModule;
+};
+
 class CompileWatch {
 public:
-  // Reads the target's pending breakpoints, then installs the watch when
-  // `allowed` and some are pending, and removes it otherwise.
-  void update(lldb::SBTarget &target, bool allowed, lldb::SBBreakpointHitCallback onWrite);
-  // What the pending breakpoints wait for, as of the last update() or
-  // refreshPending(): the write callback reads it instead of the breakpoints.
+  // Reads what the target's breakpoints wait for, then installs the watch when
+  // allowed and there is something, and removes it otherwise.
+  void update(lldb::SBTarget &target, WatchPlan plan, lldb::SBBreakpointHitCallback onStop);
+  // What the breakpoints wait for, as of the last update() or refreshPending():
+  // the callback reads it instead of the breakpoints.
   const PendingBreakpoints &pending() const { return pending_; }
   // After a sync gave LLDB new symbols: some breakpoints may have resolved.
-  void refreshPending(lldb::SBTarget &target) { pending_ = PendingBreakpoints::of(target, id_); }
+  void refreshPending(lldb::SBTarget &target) {
+    pending_ = PendingBreakpoints::of(target, id_, plan_.isJitModule);
+  }
+  // Whether the thread stopped at the announcement hook (else at a write).
+  static bool atAnnouncement(lldb::SBThread &thread);
   void remove(lldb::SBTarget &target);
   bool installed() const { return id_ != LLDB_INVALID_BREAK_ID; }
   // Locations the watch has (one per write function LLDB found).
@@ -48,6 +69,8 @@ public:
 
 private:
   lldb::break_id_t id_ = LLDB_INVALID_BREAK_ID;
+  bool watchesWrites_ = false;
+  WatchPlan plan_;
   PendingBreakpoints pending_;
 };
 

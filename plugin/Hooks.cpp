@@ -14,37 +14,54 @@ void writeText(lldb::SBFile file, const std::string &text) {
 
 namespace {
 
-// Runs at the entry of each write(2) while the compile watch is on. LLDB calls it
-// as it handles the stop; returning false resumes without showing the stop.
-bool onRuntimeWrite(void *, lldb::SBProcess &process, lldb::SBThread &thread,
-                    lldb::SBBreakpointLocation &) {
+// Runs at each compile stop while the compile watch is on: the announcement
+// hook, or the entry of a write(2) call. LLDB calls it as it handles the stop;
+// returning false resumes without showing the stop.
+bool onCompileStop(void *, lldb::SBProcess &process, lldb::SBThread &thread,
+                   lldb::SBBreakpointLocation &) {
   std::lock_guard<std::mutex> lock(registryMutex());
   lldb::SBTarget target = process.GetTarget();
   TargetSync &state = registry().forTarget(target);
-  // Nothing left to resolve: resume at once. The watch goes at the next stop or
-  // resume; disabling it here, inside its own callback, makes LLDB report the
-  // stop instead of resuming.
-  if (!state.settings().autoSync || !state.settings().watchCompiles || state.compileWatch.pending().empty())
+  // Nothing left to watch for: resume at once. The watch goes at the next stop
+  // or resume; disabling it here, inside its own callback, makes LLDB report
+  // the stop instead of resuming.
+  if (!state.settings().autoSync || !state.settings().watchCompiles ||
+      state.compileWatch.pending().empty())
     return false;
   lldb::SBDebugger debugger = target.GetDebugger();
-  llvm::Expected<std::optional<SyncReport>> report =
-      state.syncBeforeWrite(debugger, thread, state.compileWatch.pending());
-  if (!report)
-    llvm::consumeError(report.takeError()); // the next stop's sync reports it
-  else if (*report && (*report)->added > 0)
+  const PendingBreakpoints &pending = state.compileWatch.pending();
+  std::optional<SyncReport> synced;
+  if (CompileWatch::atAnnouncement(thread)) {
+    llvm::Expected<SyncReport> report = state.syncAtAnnouncement(debugger, pending);
+    if (!report)
+      llvm::consumeError(report.takeError()); // the next stop's sync reports it
+    else
+      synced = std::move(*report);
+  } else {
+    llvm::Expected<std::optional<SyncReport>> report =
+        state.syncBeforeWrite(debugger, thread, pending);
+    if (!report)
+      llvm::consumeError(report.takeError());
+    else
+      synced = std::move(*report);
+  }
+  if (synced && (synced->added > 0 || synced->removed > 0))
     state.compileWatch.refreshPending(target);
   return false;
 }
 
 } // namespace
 
-// Not for a JVM: its agent writes a jitdump, which is read at stops, and
-// HotSpot's threads write all the time, often several at once (where LLDB
-// has shown the watch's stop to the user instead of resuming).
+// write(2) is not watched in a JVM: HotSpot's threads write all the time,
+// often several at once (where LLDB has shown the watch's stop to the user
+// instead of resuming); its agent calls the announcement hook.
 void updateCompileWatch(TargetSync &state) {
-  const bool jvm = state.runsJvm();
-  state.compileWatch.update(state.target(), state.settings().autoSync && state.settings().watchCompiles && !jvm,
-                            onRuntimeWrite);
+  const TargetSettings &settings = state.settings();
+  WatchPlan plan;
+  plan.allowed = settings.autoSync && settings.watchCompiles;
+  plan.watchWrites = !state.runsJvm();
+  plan.isJitModule = [&state](lldb::SBModule &module) { return state.ownsModule(module); };
+  state.compileWatch.update(state.target(), std::move(plan), onCompileStop);
 }
 
 // A breakpoint set at the prompt since the last stop is seen before the

@@ -91,15 +91,17 @@ public:
     if (options.action == Action::Status) {
       updateCompileWatch(state);
       result.Printf("%s", state.status().c_str());
+      const PendingBreakpoints &pending = state.compileWatch.pending();
       if (state.compileWatch.installed())
-        result.Printf("compile watch: on, %zu write location(s): a breakpoint is pending\n",
-                      state.compileWatch.locations(target));
+        result.Printf("compile watch: on, %zu stop location(s)%s: %zu breakpoint(s) "
+                      "pending, %zu location(s) in JIT code\n",
+                      state.compileWatch.locations(target),
+                      state.runsJvm() ? " (the announcement hook only: a JVM)" : "",
+                      pending.waiting(), pending.locations());
       else if (!state.settings().watchCompiles)
         result.Printf("compile watch: off (--watch-compiles off)\n");
-      else if (state.runsJvm())
-        result.Printf("compile watch: off (a JVM: its jitdump is read at stops)\n");
       else
-        result.Printf("compile watch: off (no pending breakpoint)\n");
+        result.Printf("compile watch: off (no breakpoint waits for JIT code or sits in it)\n");
       result.SetStatus(lldb::eReturnStatusSuccessFinishResult);
       return true;
     }

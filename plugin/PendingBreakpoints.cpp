@@ -1,7 +1,9 @@
 // Reads pending breakpoints through their serialized form, the one public
 // description of a breakpoint's resolver ("SymbolName" with SymbolNames or a
-// Regex, "FileAndLine", ...).
+// Regex, "FileAndLine" with FileName, ...).
 #include "PendingBreakpoints.h"
+
+#include <algorithm>
 
 namespace jitsym::plugin {
 namespace {
@@ -12,21 +14,46 @@ std::string stringValue(lldb::SBStructuredData data) {
   return text;
 }
 
+std::string_view baseName(std::string_view path) {
+  const size_t slash = path.rfind('/');
+  return slash == std::string_view::npos ? path : path.substr(slash + 1);
+}
+
 } // namespace
 
-PendingBreakpoints PendingBreakpoints::of(lldb::SBTarget &target, lldb::break_id_t ignore) {
+PendingBreakpoints
+PendingBreakpoints::of(lldb::SBTarget &target, lldb::break_id_t ignore,
+                       const std::function<bool(lldb::SBModule &)> &isJitModule) {
   PendingBreakpoints pending;
   for (uint32_t i = 0; i < target.GetNumBreakpoints(); ++i) {
     lldb::SBBreakpoint breakpoint = target.GetBreakpointAtIndex(i);
-    if (breakpoint.GetID() == ignore || !breakpoint.IsEnabled() ||
-        breakpoint.GetNumLocations() != 0)
+    if (breakpoint.GetID() == ignore || !breakpoint.IsEnabled())
       continue;
+    if (breakpoint.GetNumLocations() != 0) {
+      for (size_t l = 0; l < breakpoint.GetNumLocations(); ++l) {
+        lldb::SBBreakpointLocation location = breakpoint.GetLocationAtIndex(l);
+        lldb::SBAddress address = location.GetAddress();
+        lldb::SBModule module = address.GetModule();
+        if (module.IsValid() && isJitModule(module))
+          pending.locations_.push_back(location.GetLoadAddress());
+      }
+      continue;
+    }
     lldb::SBStructuredData resolver =
         breakpoint.SerializeToStructuredData().GetValueForKey("Breakpoint").GetValueForKey(
             "BKPTResolver");
-    if (stringValue(resolver.GetValueForKey("Type")) != "SymbolName")
-      continue; // file and line, address, ...: a perf map cannot resolve them
+    const std::string type = stringValue(resolver.GetValueForKey("Type"));
+    if (type == "FileAndLine" || type == "SymbolName")
+      ++pending.waiting_;
     lldb::SBStructuredData options = resolver.GetValueForKey("Options");
+    if (type == "FileAndLine") { // lines of a jitdump or a debug object may resolve it
+      std::string file = std::string(baseName(stringValue(options.GetValueForKey("FileName"))));
+      if (!file.empty())
+        pending.files_.push_back(std::move(file));
+      continue;
+    }
+    if (type != "SymbolName")
+      continue; // an address, ...: new JIT code cannot resolve it
     lldb::SBStructuredData names = options.GetValueForKey("SymbolNames");
     for (size_t n = 0; n < names.GetSize(); ++n) {
       std::string name = stringValue(names.GetItemAtIndex(n));
@@ -40,6 +67,7 @@ PendingBreakpoints PendingBreakpoints::of(lldb::SBTarget &target, lldb::break_id
       pending.patterns_.push_back(pattern.isValid() ? std::move(pattern) : llvm::Regex(""));
     }
   }
+  std::sort(pending.locations_.begin(), pending.locations_.end());
   return pending;
 }
 
@@ -51,6 +79,16 @@ bool PendingBreakpoints::mayResolve(std::string_view symbolName) const {
     if (pattern.match(llvm::StringRef(symbolName.data(), symbolName.size())))
       return true;
   return false;
+}
+
+bool PendingBreakpoints::mayResolveFile(std::string_view file) const {
+  const std::string_view base = baseName(file);
+  return std::find(files_.begin(), files_.end(), base) != files_.end();
+}
+
+bool PendingBreakpoints::touchesLocation(uint64_t address, uint64_t size) const {
+  auto first = std::lower_bound(locations_.begin(), locations_.end(), address);
+  return first != locations_.end() && *first - address < size;
 }
 
 } // namespace jitsym::plugin

@@ -1,8 +1,11 @@
-// What the target's pending breakpoints wait for: the names and patterns of its
-// enabled by-name breakpoints that have no location yet. Only those can resolve
-// to a JIT symbol; the compile watch runs while there are any.
+// What the compile stops watch for: the names, patterns and source files of
+// the target's enabled breakpoints that have no location yet (only those can
+// resolve to new JIT code), and the addresses of locations in JIT modules
+// (code compiled again, moved or freed there must reach LLDB before it runs).
+// The compile watch runs while there is any.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -15,18 +18,33 @@ namespace jitsym::plugin {
 
 class PendingBreakpoints {
 public:
-  // `ignore` is the compile watch's own breakpoint.
-  static PendingBreakpoints of(lldb::SBTarget &target, lldb::break_id_t ignore);
+  // `ignore` is the compile watch's own breakpoint; `isJitModule` tells the
+  // modules whose code a runtime may replace.
+  static PendingBreakpoints of(lldb::SBTarget &target, lldb::break_id_t ignore,
+                               const std::function<bool(lldb::SBModule &)> &isJitModule);
 
-  bool empty() const { return names_.empty() && patterns_.empty(); }
+  // What --status says: breakpoints by name, pattern or file waiting for
+  // code, and locations in JIT code.
+  size_t waiting() const { return waiting_; }
+  size_t locations() const { return locations_.size(); }
+  bool empty() const {
+    return names_.empty() && patterns_.empty() && files_.empty() && locations_.empty();
+  }
   // Whether a symbol of this name may resolve one of them. Generous on purpose:
   // a name containing a wanted name matches (LLDB matches demangled base names
   // and the names of methods), since a false match costs one early publish.
   bool mayResolve(std::string_view symbolName) const;
+  // Whether lines in this source file may resolve a file-and-line breakpoint.
+  bool mayResolveFile(std::string_view file) const;
+  // Whether [address, address + size) holds a location: the code there changed.
+  bool touchesLocation(uint64_t address, uint64_t size) const;
 
 private:
   std::vector<std::string> names_;
   std::vector<llvm::Regex> patterns_;
+  std::vector<std::string> files_;  // base names
+  std::vector<uint64_t> locations_; // sorted
+  size_t waiting_ = 0;              // breakpoints with no location
 };
 
 } // namespace jitsym::plugin

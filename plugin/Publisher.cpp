@@ -72,6 +72,11 @@ PublishReport Publisher::publish(lldb::SBDebugger &debugger, lldb::SBTarget &tar
       replan.insert(windowIndexOf(key));
     }
   executableDigest_ = digest;
+  for (uint64_t address : std::exchange(remake_, {}))
+    for (uint64_t key : modules.keysOverlapping(address, address + 1)) {
+      stale.insert(key);
+      replan.insert(windowIndexOf(key));
+    }
   for (const RemovedRange &range : changes.removed) {
     ++report.removed;
     for (uint64_t key : modules.keysOverlapping(range.address, range.end)) {

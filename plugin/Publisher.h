@@ -53,20 +53,26 @@ public:
   PublishReport publish(lldb::SBDebugger &debugger, lldb::SBTarget &target,
                         RegionModules &modules, const Inputs &inputs, SymbolChanges &changes,
                         SyncProgress &progress, const InterruptCheck &stop);
+  // The module holding `address` is made anew at the next publish, even if no
+  // symbol of it changed: the code under a breakpoint location was compiled
+  // again, and LLDB moves a location only to a new module.
+  void remake(uint64_t address) { remake_.insert(address); }
   void forget() {
     leftBehind_.clear();
+    remake_.clear();
     refused_.clear();
     executableDigest_ = 0;
   }
   // Whether a publish is due even with no new symbols: work left, or data
   // symbols whose memory may have become executable since.
   bool wantsPublish(const RegionModules &modules) const {
-    return !leftBehind_.empty() || !modules.keysWithData().empty();
+    return !leftBehind_.empty() || !remake_.empty() || !modules.keysWithData().empty();
   }
 
 private:
   // Windows to plan again at the next publish (interrupted or refused).
   std::set<uint64_t> leftBehind_;
+  std::set<uint64_t> remake_; // addresses whose modules are made anew
   // The refusal last said for each region, so it is said once.
   std::map<uint64_t, std::string> refused_;
   // Where memory was executable at the last publish (RegionPlanner::isData).

@@ -14,24 +14,90 @@ namespace {
 class WatchingSink : public TableSink {
 public:
   WatchingSink(SymbolTable &table, const PendingBreakpoints *pending,
-               const JitdumpSymbols *dump)
-      : TableSink(table), pending_(pending), dump_(dump) {}
-  void onEntry(const PerfMapEntry &entry) override {
+               const JitdumpSymbols *dump, std::set<std::string> &seenAhead)
+      : TableSink(table), pending_(pending), dump_(dump), seenAhead_(seenAhead) {}
+  // `ahead`: a line the runtime is writing right now (not yet in the file).
+  void onEntry(const PerfMapEntry &entry, bool ahead) {
     if (dump_ && dump_->announced(entry.address))
       return;
     TableSink::onEntry(entry);
-    if (pending_ && !matched && pending_->mayResolve(entry.name))
+    bool repeated = false;
+    if (ahead || !seenAhead_.empty()) {
+      const std::string key = std::to_string(entry.address) + " " + std::to_string(entry.size) +
+                              " " + std::string(entry.name);
+      repeated = ahead ? !seenAhead_.insert(key).second : seenAhead_.erase(key) > 0;
+    }
+    if (!pending_ || repeated)
+      return;
+    if (pending_->touchesLocation(entry.address, entry.size))
+      touched.push_back(entry.address);
+    else if (!matched && pending_->mayResolve(entry.name))
       matched = true;
   }
+  void onEntry(const PerfMapEntry &entry) override { onEntry(entry, false); }
   // One thread, so every entry passes through onEntry.
   std::unique_ptr<PerfMapSink> makePartSink() override {
     return pending_ || dump_ ? nullptr : TableSink::makePartSink();
   }
   bool matched = false;
+  std::vector<uint64_t> touched;
 
 private:
   const PendingBreakpoints *pending_;
   const JitdumpSymbols *dump_;
+  std::set<std::string> &seenAhead_;
+};
+
+// Passes the jitdump's records on to its symbols and notes whether one may
+// resolve a pending breakpoint or changes the code under a location.
+class WatchingDumpSink : public JitdumpSink {
+public:
+  WatchingDumpSink(JitdumpSymbols &symbols, const PendingBreakpoints &pending)
+      : symbols_(symbols), pending_(pending) {}
+  void onRewrite() override { symbols_.onRewrite(); }
+  void onHeader(const JitdumpHeader &header) override { symbols_.onHeader(header); }
+  void onRecord(const JitdumpRecord &record, uint64_t offset) override {
+    watch(record);
+    symbols_.onRecord(record, offset);
+  }
+  void onDiagnostic(const Diagnostic &diagnostic) override { symbols_.onDiagnostic(diagnostic); }
+  void beginProvisional() override { symbols_.beginProvisional(); }
+  void onProvisionalRecord(const JitdumpRecord &record, uint64_t offset,
+                           bool seenBefore) override {
+    if (!seenBefore)
+      watch(record);
+    symbols_.onProvisionalRecord(record, offset, seenBefore);
+  }
+  void endProvisional() override { symbols_.endProvisional(); }
+  void onConfirmedRecord(const JitdumpRecord &record, uint64_t offset) override {
+    symbols_.onConfirmedRecord(record, offset);
+  }
+  void onWithdrawnRecord(uint64_t offset) override { symbols_.onWithdrawnRecord(offset); }
+  bool matched = false;
+  std::vector<uint64_t> touched;
+
+private:
+  void watch(const JitdumpRecord &record) {
+    auto touch = [&](uint64_t address, uint64_t size) {
+      if (pending_.touchesLocation(address, size))
+        touched.push_back(address);
+    };
+    if (const auto *load = std::get_if<JitCodeLoad>(&record.body)) {
+      touch(load->codeAddress, load->codeSize);
+      matched = matched || pending_.mayResolve(load->name);
+    } else if (const auto *move = std::get_if<JitCodeMove>(&record.body)) {
+      touch(move->oldAddress, move->codeSize);
+      touch(move->newAddress, move->codeSize);
+    } else if (const auto *unload = std::get_if<JitCodeUnload>(&record.body)) {
+      touch(unload->codeAddress, unload->codeSize);
+    } else if (const auto *lines = std::get_if<JitDebugInfo>(&record.body)) {
+      for (const JitLineEntry &entry : lines->entries)
+        matched = matched || pending_.mayResolveFile(entry.file);
+    }
+  }
+
+  JitdumpSymbols &symbols_;
+  const PendingBreakpoints &pending_;
 };
 
 } // namespace
@@ -119,11 +185,11 @@ void Sources::hold(std::vector<Diagnostic> diagnostics) {
 
 llvm::Expected<bool> Sources::read(ProcessSide &side, lldb::SBTarget &target,
                                    lldb::SBProcess &process, std::string_view aheadOfMap,
-                                   const PendingBreakpoints *pending,
+                                   const PendingBreakpoints *pending, bool readDump,
                                    const InterruptCheck &interrupt, SourcesRead &result) {
   const bool both = map_ && dump_;
   if (map_) {
-    WatchingSink sink(table_, pending, dumpSymbols_.get());
+    WatchingSink sink(table_, pending, dumpSymbols_.get(), seenAhead_);
     llvm::Expected<ReadStats> stats = map_->read(sink, interrupt);
     if (!stats)
       return stats.takeError();
@@ -135,17 +201,27 @@ llvm::Expected<bool> Sources::read(ProcessSide &side, lldb::SBTarget &target,
     // stopped): the same lines read from the file later change nothing.
     if (!aheadOfMap.empty() && stats->pendingBytes == 0)
       parsePerfMapChunk(
-          aheadOfMap, 1, [&](const PerfMapEntry &entry) { sink.onEntry(entry); },
+          aheadOfMap, 1, [&](const PerfMapEntry &entry) { sink.onEntry(entry, true); },
           [](uint64_t, std::string) {}); // reported when read from the file
     result.mayResolvePending = sink.matched;
+    result.touchedLocations = std::move(sink.touched);
     result.interrupted = stats->interrupted;
   }
   // At a write the compile watch stopped only the map's lines matter (they may
   // resolve a pending breakpoint); the dump waits for the next stop.
-  if (dump_ && !pending && !result.interrupted) {
+  if (dump_ && readDump && !result.interrupted) {
     // Provisional: they name code now, the file alone moves the reader.
     const std::string unflushed = side.unflushedBytes(target, process, dumpFile_.readPath);
-    llvm::Expected<JitdumpReadStats> stats = dump_->read(*dumpSymbols_, unflushed, interrupt);
+    std::optional<WatchingDumpSink> watching;
+    if (pending)
+      watching.emplace(*dumpSymbols_, *pending);
+    JitdumpSink &sink = watching ? static_cast<JitdumpSink &>(*watching) : *dumpSymbols_;
+    llvm::Expected<JitdumpReadStats> stats = dump_->read(sink, unflushed, interrupt);
+    if (watching) {
+      result.mayResolvePending = result.mayResolvePending || watching->matched;
+      result.touchedLocations.insert(result.touchedLocations.end(), watching->touched.begin(),
+                                     watching->touched.end());
+    }
     if (!stats)
       return stats.takeError();
     lastUnflushedBytes_ = stats->provisionalBytes;
@@ -158,6 +234,7 @@ llvm::Expected<bool> Sources::read(ProcessSide &side, lldb::SBTarget &target,
 }
 
 void Sources::forget() {
+  seenAhead_.clear();
   map_.reset();
   dump_.reset();
   dumpSymbols_.reset();

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <set>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -30,8 +31,11 @@ namespace jitsym::plugin {
 // What one read of the sources did.
 struct SourcesRead {
   bool interrupted = false;
-  // A new perf map line may resolve a pending breakpoint (at the compile watch).
+  // What was read may resolve a pending breakpoint (at the compile watch).
   bool mayResolvePending = false;
+  // Where code was announced again under a breakpoint location (compiled
+  // again in place, moved, freed): those modules must be made anew.
+  std::vector<uint64_t> touchedLocations;
 };
 
 class Sources {
@@ -52,13 +56,15 @@ public:
   bool any() const { return map_ || dump_; }
   // Brings the local copies of remote files up to date.
   llvm::Error updateCopies(SyncProgress &progress);
-  // Reads what is new in both. `aheadOfMap`: complete lines about to be written
-  // to the map (the compile watch); `pending`: only the map is read, watching
-  // for names that may resolve those breakpoints. False when one source was
-  // rewritten and both must be read again (forget(), then open and read).
+  // Reads what is new in both (the jitdump only if `readDump`). `aheadOfMap`:
+  // complete lines about to be written to the map (the compile watch);
+  // `pending`: what is read is watched for what may resolve those breakpoints
+  // or touch their locations. False when one source was rewritten and both
+  // must be read again (forget(), then open and read).
   llvm::Expected<bool> read(ProcessSide &side, lldb::SBTarget &target,
                             lldb::SBProcess &process, std::string_view aheadOfMap,
-                            const PendingBreakpoints *pending, const InterruptCheck &interrupt,
+                            const PendingBreakpoints *pending, bool readDump,
+                            const InterruptCheck &interrupt,
                             SourcesRead &result);
 
   // Forgets the readers and what they read (the table too); keeps the names.
@@ -95,6 +101,9 @@ private:
   // A map whose first bytes an earlier program with this PID wrote (one that
   // exec'd, or ended before the PID was given again), and how many.
   std::optional<EarlierMap> earlier_;
+  // Map lines read ahead at a write the compile watch stopped, until the file
+  // holds them: read again from it, they announce nothing new.
+  std::set<std::string> seenAhead_;
   uint64_t lastUnflushedBytes_ = 0; // from the stdio buffer at the last read
   std::vector<Diagnostic> held_;
 };

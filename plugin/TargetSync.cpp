@@ -124,7 +124,7 @@ llvm::Expected<SyncReport> TargetSync::sync(lldb::SBDebugger &debugger,
                            ", not of the target's process " +
                            std::to_string(process.GetProcessID())});
   }
-  llvm::Expected<SyncReport> report = syncWith(debugger, options, {}, nullptr);
+  llvm::Expected<SyncReport> report = syncWith(debugger, options, {}, nullptr, true);
   if (report)
     report->diagnostics.insert(report->diagnostics.begin(), notes.begin(), notes.end());
   return report;
@@ -145,16 +145,26 @@ TargetSync::syncBeforeWrite(lldb::SBDebugger &debugger, lldb::SBThread &thread,
   std::optional<std::string> ahead = map ? side.pendingWrite(process, thread, *map) : std::nullopt;
   if (!ahead)
     return std::nullopt;
-  llvm::Expected<SyncReport> report = syncWith(debugger, SyncOptions{}, *ahead, &pending);
+  // Not the jitdump's search: the memory map is read at the user's stops only.
+  llvm::Expected<SyncReport> report = syncWith(debugger, SyncOptions{}, *ahead, &pending, false);
   if (!report)
     return report.takeError();
   return std::optional<SyncReport>(std::move(*report));
 }
 
+llvm::Expected<SyncReport> TargetSync::syncAtAnnouncement(lldb::SBDebugger &debugger,
+                                                          const PendingBreakpoints &pending) {
+  // The producer may have just created its jitdump: look for it.
+  return syncWith(debugger, SyncOptions{}, {}, &pending, true);
+}
+
 llvm::Expected<SyncReport> TargetSync::syncWith(lldb::SBDebugger &debugger,
                                                 const SyncOptions &options,
                                                 std::string_view aheadOfFile,
-                                                const PendingBreakpoints *publishOnlyFor) {
+                                                const PendingBreakpoints *publishOnlyFor,
+                                                bool lookForJitdump) {
+  // lookForJitdump: the jitdump is looked for and read (not at a write the
+  // compile watch stopped, where only the map's lines matter).
   const auto started = std::chrono::steady_clock::now();
   SyncProgress progress(debugger);
   SyncReport report;
@@ -210,7 +220,7 @@ llvm::Expected<SyncReport> TargetSync::syncWith(lldb::SBDebugger &debugger,
     forgetPublished(); // different files: start over
   SourcesRead read;
   for (int attempt = 0;; ++attempt) {
-    sources_.open(*side_, pid, mappings, !publishOnlyFor, directory_);
+    sources_.open(*side_, pid, mappings, lookForJitdump, directory_);
     sources_.hold(side_->takeDiagnostics());
     if (!sources_.any()) {
       report.note = "no perf map or jitdump for process " + std::to_string(pid) +
@@ -222,7 +232,8 @@ llvm::Expected<SyncReport> TargetSync::syncWith(lldb::SBDebugger &debugger,
     if (llvm::Error err = sources_.updateCopies(progress))
       return err;
     llvm::Expected<bool> complete =
-        sources_.read(*side_, target_, process, aheadOfFile, publishOnlyFor, stop, read);
+        sources_.read(*side_, target_, process, aheadOfFile, publishOnlyFor, lookForJitdump,
+                      stop, read);
     if (!complete)
       return complete.takeError();
     if (*complete || attempt > 0)
@@ -245,7 +256,9 @@ llvm::Expected<SyncReport> TargetSync::syncWith(lldb::SBDebugger &debugger,
   }
   // At a write, LLDB hears of new code only when a pending breakpoint may want
   // it; the rest waits in the table for the next sync (publishing is what costs).
-  if (publishOnlyFor && !read.mayResolvePending) {
+  for (uint64_t address : read.touchedLocations)
+    publisher_.remake(address);
+  if (publishOnlyFor && !read.mayResolvePending && read.touchedLocations.empty()) {
     report.note = "nothing a pending breakpoint waits for";
     return report;
   }

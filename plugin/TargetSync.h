@@ -72,6 +72,10 @@ public:
   llvm::Expected<std::optional<SyncReport>>
   syncBeforeWrite(lldb::SBDebugger &debugger, lldb::SBThread &thread,
                   const PendingBreakpoints &pending);
+  // At jitsym_code_announced() (see CompileWatch): the producer's bytes are in
+  // its files; gives LLDB what is new if it may resolve one of `pending`.
+  llvm::Expected<SyncReport> syncAtAnnouncement(lldb::SBDebugger &debugger,
+                                                const PendingBreakpoints &pending);
   // Writes the symbols synced so far as files another session loads (see
   // core RegionExport.h) into `directory`.
   llvm::Expected<ExportReport> exportTo(lldb::SBDebugger &debugger, const std::string &directory);
@@ -94,6 +98,8 @@ public:
     return isJvm_;
   }
   bool hasModules() const { return modules_ && modules_->size() > 0; }
+  // Whether `module` is one of the JIT modules jitsym made for this target.
+  bool ownsModule(const lldb::SBModule &module) const { return modules_ && modules_->owns(module); }
   std::string status() const;
   const std::optional<ProcessIdentity> &process() const { return process_; }
 
@@ -104,7 +110,8 @@ public:
 private:
   llvm::Expected<SyncReport> syncWith(lldb::SBDebugger &debugger, const SyncOptions &options,
                                       std::string_view aheadOfFile,
-                                      const PendingBreakpoints *publishOnlyFor);
+                                      const PendingBreakpoints *publishOnlyFor,
+                                      bool lookForJitdump);
   // The side of `process`, chosen once per process (and again at an exec).
   ProcessSide &sideOf(lldb::SBDebugger &debugger, lldb::SBProcess &process);
   // A new process (or the same after an exec): nothing of the last one stays.

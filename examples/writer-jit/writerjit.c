@@ -7,7 +7,8 @@
  * It compiles twice(x) and run(n) of calc.mini, announces them, and calls
  * run(21): run -> twice -> writerjit_probe(42), where a debugger stops.
  * With --again it then compiles twice anew elsewhere, unloads the old code,
- * re-announces run (which now calls the new twice) and calls run(5).
+ * compiles run again in place (it now calls the new twice) and calls run(5).
+ * --announce map|dump announces in that file only (default: both).
  *
  * Linux x86-64 only. Build: see CMakeLists.txt (links libjitsym-writer.so).
  */
@@ -37,6 +38,7 @@ __attribute__((noinline, used)) void writerjit_probe(int value)
 }
 
 static uint8_t *region;
+static int to_map = 1, to_dump = 1; /* --announce */
 
 static void put_address(uint8_t *code, size_t at, const void *address)
 {
@@ -48,11 +50,11 @@ static void put_address(uint8_t *code, size_t at, const void *address)
 static void announce(const uint8_t *code, unsigned int size, const char *name,
                      const jitsym_line *lines, unsigned int count)
 {
-    int result = jitsym_perf_map_write(code, size, name);
+    int result = to_map ? jitsym_perf_map_write(code, size, name) : JITSYM_OK;
     if (result != JITSYM_OK)
         fprintf(stderr, "writerjit: perf map entry for %s: error %d (%s)\n", name, result,
                 strerror(errno));
-    result = jitsym_jitdump_write(code, size, name, lines, count);
+    result = to_dump ? jitsym_jitdump_write(code, size, name, lines, count) : JITSYM_OK;
     if (result != JITSYM_OK)
         fprintf(stderr, "writerjit: jitdump record for %s: error %d (%s)\n", name, result,
                 strerror(errno));
@@ -112,8 +114,12 @@ int main(int argc, char **argv)
             directory = argv[++i];
         else if (!strcmp(argv[i], "--again"))
             again = 1;
-        else {
-            fprintf(stderr, "usage: writerjit [--dir DIR] [--again]\n");
+        else if (!strcmp(argv[i], "--announce") && i + 1 < argc &&
+                 (!strcmp(argv[i + 1], "map") || !strcmp(argv[i + 1], "dump"))) {
+            to_map = !strcmp(argv[++i], "map");
+            to_dump = !to_map;
+        } else {
+            fprintf(stderr, "usage: writerjit [--dir DIR] [--again] [--announce map|dump]\n");
             return 2;
         }
     }
@@ -123,7 +129,7 @@ int main(int argc, char **argv)
         perror("writerjit: mmap");
         return 1;
     }
-    if (jitsym_jitdump_init(directory) != JITSYM_OK) {
+    if (to_dump && jitsym_jitdump_init(directory) != JITSYM_OK) {
         fprintf(stderr, "writerjit: cannot start the jitdump in %s: %s\n",
                 directory ? directory : "$JITDUMPDIR or /tmp", strerror(errno));
         return 1;
@@ -133,12 +139,15 @@ int main(int argc, char **argv)
     printf("writerjit: run(21) = %d\n", ((int (*)(int))run)(21));
     if (again) {
         uint8_t *newer = compile_twice(0x300);
-        jitsym_jitdump_unload(twice);
+        if (to_dump)
+            jitsym_jitdump_unload(twice);
         memset(twice, 0xcc, 0x23);
         run = compile_run(0x200, newer); /* same place, new call target */
         printf("writerjit: run(5) = %d\n", ((int (*)(int))run)(5));
     }
-    jitsym_jitdump_fini();
-    jitsym_perf_map_fini();
+    if (to_dump)
+        jitsym_jitdump_fini();
+    if (to_map)
+        jitsym_perf_map_fini();
     return 0;
 }

@@ -1,6 +1,7 @@
 #include "RecordFile.h"
 
 #include "jitsym-writer.h"
+#include "jitsym/writer/DebuggerHook.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -89,8 +90,11 @@ void RecordFile::commit() {
 }
 
 void RecordFile::flush() {
+  if (held_.empty())
+    return;
   writeParts(held_, {});
   held_.clear(); // its capacity is kept for the next records
+  jitsym_code_announced();
 }
 
 void RecordFile::setHolding(bool holding) {
@@ -149,6 +153,7 @@ void RecordFile::writeWithCode(std::string_view code) {
   if (written < code.size() || !header.empty())
     writeParts(header, code.substr(written));
   held_.clear();
+  jitsym_code_announced();
 }
 
 void RecordFile::copyFrom(int fd, uint64_t begin, uint64_t end) {

@@ -1,0 +1,7 @@
+// The function the debugger keeps its breakpoint on (DebuggerHook.h).
+#include "jitsym/writer/DebuggerHook.h"
+
+extern "C" __attribute__((noinline, visibility("default"))) void jitsym_code_announced(void) {
+  // Not folded into its callers, nor removed: the debugger needs the call.
+  __asm__ volatile("" ::: "memory");
+}
