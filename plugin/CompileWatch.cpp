@@ -63,6 +63,26 @@ void CompileWatch::update(lldb::SBTarget &target, WatchPlan plan,
   watchesWrites_ = plan_.watchWrites;
 }
 
+bool CompileWatch::onlyWatchStopped(lldb::SBProcess process) const {
+  if (!installed() || !process.IsValid())
+    return false;
+  bool watch = false;
+  for (uint32_t i = 0; i < process.GetNumThreads(); ++i) {
+    lldb::SBThread thread = process.GetThreadAtIndex(i);
+    const lldb::StopReason reason = thread.GetStopReason();
+    if (reason == lldb::eStopReasonNone || reason == lldb::eStopReasonInvalid)
+      continue;
+    if (reason != lldb::eStopReasonBreakpoint || thread.GetStopReasonDataCount() < 1)
+      return false;
+    const auto id = static_cast<lldb::break_id_t>(thread.GetStopReasonDataAtIndex(0));
+    if (id == id_)
+      watch = true;
+    else if (id >= 0) // a user's breakpoint (LLDB's internal ones are negative)
+      return false;
+  }
+  return watch;
+}
+
 bool CompileWatch::atAnnouncement(lldb::SBThread &thread) {
   lldb::SBFrame frame = thread.GetFrameAtIndex(0);
   const char *name = frame.IsValid() ? frame.GetSymbol().GetName() : nullptr;

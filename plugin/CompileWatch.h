@@ -58,6 +58,9 @@ public:
   }
   // Whether the thread stopped at the announcement hook (else at a write).
   static bool atAnnouncement(lldb::SBThread &thread);
+  // Whether the process stopped for the watch and LLDB's internal breakpoints
+  // only: no thread stopped for anything of the user's.
+  bool onlyWatchStopped(lldb::SBProcess process) const;
   void remove(lldb::SBTarget &target);
   bool installed() const { return id_ != LLDB_INVALID_BREAK_ID; }
   // Locations the watch has (one per write function LLDB found).

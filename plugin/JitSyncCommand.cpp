@@ -120,6 +120,14 @@ public:
     }
     if (options.onStop && !state.settings().autoSync)
       return true;
+    // LLDB 22 shows a compile stop the watch's callback resumed when another
+    // thread stopped at the same moment at an internal breakpoint whose
+    // callback it runs synchronously only (the dynamic loader's, as a library
+    // loads). Say what it is; resuming from here is not safe.
+    if (options.onStop && state.compileWatch.onlyWatchStopped(target.GetProcess()))
+      writeText(debugger.GetOutputFile(),
+                "jit-sync: this stop is jitsym's compile watch, shown by LLDB because a "
+                "library was loading at the same moment: nothing of yours; 'continue'\n");
 
     llvm::Expected<SyncReport> report = state.sync(debugger, options.sync);
     if (!report) {

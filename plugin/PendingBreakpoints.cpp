@@ -29,21 +29,26 @@ PendingBreakpoints::of(lldb::SBTarget &target, lldb::break_id_t ignore,
     lldb::SBBreakpoint breakpoint = target.GetBreakpointAtIndex(i);
     if (breakpoint.GetID() == ignore || !breakpoint.IsEnabled())
       continue;
-    if (breakpoint.GetNumLocations() != 0) {
-      for (size_t l = 0; l < breakpoint.GetNumLocations(); ++l) {
-        lldb::SBBreakpointLocation location = breakpoint.GetLocationAtIndex(l);
-        lldb::SBAddress address = location.GetAddress();
-        lldb::SBModule module = address.GetModule();
-        if (module.IsValid() && isJitModule(module))
-          pending.locations_.push_back(location.GetLoadAddress());
+    // A breakpoint with a location in JIT code wants the code compiled again
+    // there, and the copies compiled later (another tier, an OSR entry, a
+    // recompile elsewhere) as much as a pending one.
+    bool inJitCode = false;
+    for (size_t l = 0; l < breakpoint.GetNumLocations(); ++l) {
+      lldb::SBBreakpointLocation location = breakpoint.GetLocationAtIndex(l);
+      lldb::SBModule module = location.GetAddress().GetModule();
+      if (module.IsValid() && isJitModule(module)) {
+        pending.locations_.push_back(location.GetLoadAddress());
+        inJitCode = true;
       }
-      continue;
     }
+    const bool waiting = breakpoint.GetNumLocations() == 0;
+    if (!waiting && !inJitCode)
+      continue;
     lldb::SBStructuredData resolver =
         breakpoint.SerializeToStructuredData().GetValueForKey("Breakpoint").GetValueForKey(
             "BKPTResolver");
     const std::string type = stringValue(resolver.GetValueForKey("Type"));
-    if (type == "FileAndLine" || type == "SymbolName")
+    if (waiting && (type == "FileAndLine" || type == "SymbolName"))
       ++pending.waiting_;
     lldb::SBStructuredData options = resolver.GetValueForKey("Options");
     if (type == "FileAndLine") { // lines of a jitdump or a debug object may resolve it

@@ -1,8 +1,9 @@
 // What the compile stops watch for: the names, patterns and source files of
-// the target's enabled breakpoints that have no location yet (only those can
-// resolve to new JIT code), and the addresses of locations in JIT modules
-// (code compiled again, moved or freed there must reach LLDB before it runs).
-// The compile watch runs while there is any.
+// the target's enabled breakpoints that have no location yet or have one in
+// JIT code (those can resolve to new JIT code: a breakpoint on a JIT function
+// wants every copy the runtime compiles), and the addresses of locations in
+// JIT modules (code compiled again, moved or freed there must reach LLDB
+// before it runs). The compile watch runs while there is any.
 #pragma once
 
 #include <functional>

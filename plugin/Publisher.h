@@ -54,8 +54,7 @@ public:
                         RegionModules &modules, const Inputs &inputs, SymbolChanges &changes,
                         SyncProgress &progress, const InterruptCheck &stop);
   // The module holding `address` is made anew at the next publish, even if no
-  // symbol of it changed: the code under a breakpoint location was compiled
-  // again, and LLDB moves a location only to a new module.
+  // symbol of it changed (see SourcesRead::remakeAt).
   void remake(uint64_t address) { remake_.insert(address); }
   void forget() {
     leftBehind_.clear();

@@ -29,10 +29,12 @@ public:
     }
     if (!pending_ || repeated)
       return;
-    if (pending_->touchesLocation(entry.address, entry.size))
-      touched.push_back(entry.address);
-    else if (!matched && pending_->mayResolve(entry.name))
+    if (pending_->touchesLocation(entry.address, entry.size)) {
+      remakeAt.push_back(entry.address);
+    } else if (pending_->mayResolve(entry.name)) {
+      remakeAt.push_back(entry.address);
       matched = true;
+    }
   }
   void onEntry(const PerfMapEntry &entry) override { onEntry(entry, false); }
   // One thread, so every entry passes through onEntry.
@@ -40,7 +42,7 @@ public:
     return pending_ || dump_ ? nullptr : TableSink::makePartSink();
   }
   bool matched = false;
-  std::vector<uint64_t> touched;
+  std::vector<uint64_t> remakeAt;
 
 private:
   const PendingBreakpoints *pending_;
@@ -74,17 +76,20 @@ public:
   }
   void onWithdrawnRecord(uint64_t offset) override { symbols_.onWithdrawnRecord(offset); }
   bool matched = false;
-  std::vector<uint64_t> touched;
+  std::vector<uint64_t> remakeAt;
 
 private:
   void watch(const JitdumpRecord &record) {
     auto touch = [&](uint64_t address, uint64_t size) {
       if (pending_.touchesLocation(address, size))
-        touched.push_back(address);
+        remakeAt.push_back(address);
     };
     if (const auto *load = std::get_if<JitCodeLoad>(&record.body)) {
       touch(load->codeAddress, load->codeSize);
-      matched = matched || pending_.mayResolve(load->name);
+      if (pending_.mayResolve(load->name)) {
+        remakeAt.push_back(load->codeAddress);
+        matched = true;
+      }
     } else if (const auto *move = std::get_if<JitCodeMove>(&record.body)) {
       touch(move->oldAddress, move->codeSize);
       touch(move->newAddress, move->codeSize);
@@ -204,7 +209,7 @@ llvm::Expected<bool> Sources::read(ProcessSide &side, lldb::SBTarget &target,
           aheadOfMap, 1, [&](const PerfMapEntry &entry) { sink.onEntry(entry, true); },
           [](uint64_t, std::string) {}); // reported when read from the file
     result.mayResolvePending = sink.matched;
-    result.touchedLocations = std::move(sink.touched);
+    result.remakeAt = std::move(sink.remakeAt);
     result.interrupted = stats->interrupted;
   }
   // At a write the compile watch stopped only the map's lines matter (they may
@@ -219,8 +224,8 @@ llvm::Expected<bool> Sources::read(ProcessSide &side, lldb::SBTarget &target,
     llvm::Expected<JitdumpReadStats> stats = dump_->read(sink, unflushed, interrupt);
     if (watching) {
       result.mayResolvePending = result.mayResolvePending || watching->matched;
-      result.touchedLocations.insert(result.touchedLocations.end(), watching->touched.begin(),
-                                     watching->touched.end());
+      result.remakeAt.insert(result.remakeAt.end(), watching->remakeAt.begin(),
+                             watching->remakeAt.end());
     }
     if (!stats)
       return stats.takeError();

@@ -33,9 +33,13 @@ struct SourcesRead {
   bool interrupted = false;
   // What was read may resolve a pending breakpoint (at the compile watch).
   bool mayResolvePending = false;
-  // Where code was announced again under a breakpoint location (compiled
-  // again in place, moved, freed): those modules must be made anew.
-  std::vector<uint64_t> touchedLocations;
+  // Where code was announced that a breakpoint wants: code again under one of
+  // its locations (compiled again in place, moved, freed), or code by a name it
+  // waits for. Those modules are made anew: LLDB moves a location only to a new
+  // module, and resolves a breakpoint again only in a module where it has no
+  // location yet (a second copy of a method, another tier, lands in the same
+  // module as the first).
+  std::vector<uint64_t> remakeAt;
 };
 
 class Sources {

@@ -256,9 +256,9 @@ llvm::Expected<SyncReport> TargetSync::syncWith(lldb::SBDebugger &debugger,
   }
   // At a write, LLDB hears of new code only when a pending breakpoint may want
   // it; the rest waits in the table for the next sync (publishing is what costs).
-  for (uint64_t address : read.touchedLocations)
+  for (uint64_t address : read.remakeAt)
     publisher_.remake(address);
-  if (publishOnlyFor && !read.mayResolvePending && read.touchedLocations.empty()) {
+  if (publishOnlyFor && !read.mayResolvePending && read.remakeAt.empty()) {
     report.note = "nothing a pending breakpoint waits for";
     return report;
   }
