@@ -1,6 +1,8 @@
 // The write(2) watch behind compile-time resolution of pending breakpoints.
 #include "CompileWatch.h"
 
+#include <algorithm>
+#include <cstring>
 #include <string>
 #include <string_view>
 
@@ -50,10 +52,12 @@ void CompileWatch::update(lldb::SBTarget &target, WatchPlan plan,
   // By name, so it resolves when the libraries load even if the process is not
   // running yet; at the entry, before any instruction touched the argument
   // registers.
-  const char *names[] = {kAnnouncedHook, "write"};
+  std::vector<const char *> names = {kAnnouncedHook};
+  if (plan_.watchWrites)
+    names.insert(names.end(), writeFunctions().begin(), writeFunctions().end());
   lldb::SBBreakpoint watch = target.BreakpointCreateByNames(
-      names, plan_.watchWrites ? 2 : 1, lldb::eFunctionNameTypeFull, lldb::eLanguageTypeUnknown,
-      /*offset=*/0, lldb::SBFileSpecList(), lldb::SBFileSpecList());
+      names.data(), static_cast<uint32_t>(names.size()), lldb::eFunctionNameTypeFull,
+      lldb::eLanguageTypeUnknown, /*offset=*/0, lldb::SBFileSpecList(), lldb::SBFileSpecList());
   if (!watch.IsValid())
     return;
   configureName(target);
@@ -102,16 +106,102 @@ size_t CompileWatch::locations(lldb::SBTarget &target) const {
   return watch.IsValid() ? watch.GetNumLocations() : 0;
 }
 
+namespace {
+
+enum class WriteKind { Write, Writev, Pwrite, Pwritev };
+
+// The function the thread stopped at, by its name less glibc's decorations
+// ("__GI___libc_write", "__writev", "__libc_pwrite64").
+std::optional<WriteKind> writeKindAt(lldb::SBFrame &frame) {
+  const char *symbol = frame.GetSymbol().GetName();
+  if (!symbol)
+    return std::nullopt;
+  std::string_view name(symbol);
+  for (std::string_view prefix : {"__GI_", "__libc_"})
+    if (name.substr(0, prefix.size()) == prefix)
+      name.remove_prefix(prefix.size());
+  while (!name.empty() && name.front() == '_')
+    name.remove_prefix(1);
+  if (name == "write")
+    return WriteKind::Write;
+  if (name == "writev")
+    return WriteKind::Writev;
+  if (name == "pwrite" || name == "pwrite64")
+    return WriteKind::Pwrite;
+  if (name == "pwritev" || name == "pwritev64" || name == "pwritev2" || name == "pwritev64v2")
+    return WriteKind::Pwritev;
+  return std::nullopt;
+}
+
+constexpr uint64_t kMaxBytes = 1 << 20;
+
+// Appends up to `count` bytes at `address` of the process (within kMaxBytes).
+bool readInto(lldb::SBProcess &process, uint64_t address, uint64_t count, std::string &into) {
+  const uint64_t take = std::min(count, kMaxBytes - std::min<uint64_t>(into.size(), kMaxBytes));
+  if (take == 0)
+    return true;
+  const size_t at = into.size();
+  into.resize(at + static_cast<size_t>(take));
+  lldb::SBError error;
+  const size_t got = process.ReadMemory(address, into.data() + at, take, error);
+  into.resize(at + (error.Success() ? got : 0));
+  return error.Success() && got == take;
+}
+
+} // namespace
+
+// The names the watch breaks on besides the hook (glibc's, Linux).
+const std::vector<const char *> &CompileWatch::writeFunctions() {
+  static const std::vector<const char *> names = {"write", "writev", "pwrite64", "pwritev",
+                                                  "pwritev2"};
+  return names;
+}
+
 std::optional<WriteCall> CompileWatch::writeCallAt(lldb::SBThread &thread) {
   lldb::SBFrame frame = thread.GetFrameAtIndex(0);
   if (!frame.IsValid())
     return std::nullopt;
+  const std::optional<WriteKind> kind = writeKindAt(frame);
   auto fd = argument(frame, "arg1", "rdi", "x0");
-  auto buffer = argument(frame, "arg2", "rsi", "x1");
-  auto count = argument(frame, "arg3", "rdx", "x2");
-  if (!fd || !buffer || !count)
+  auto second = argument(frame, "arg2", "rsi", "x1");
+  auto third = argument(frame, "arg3", "rdx", "x2");
+  if (!kind || !fd || !second || !third)
     return std::nullopt;
-  return WriteCall{static_cast<int>(*fd), *buffer, *count};
+  lldb::SBProcess process = thread.GetProcess();
+  WriteCall call;
+  call.fd = static_cast<int>(*fd);
+  if (*kind == WriteKind::Pwrite || *kind == WriteKind::Pwritev) {
+    auto offset = argument(frame, "arg4", "r10", "x3");
+    if (!offset)
+      return std::nullopt;
+    if (static_cast<int64_t>(*offset) != -1) // pwritev2 with -1 writes at the position
+      call.offset = *offset;
+  }
+  if (*kind == WriteKind::Write || *kind == WriteKind::Pwrite) {
+    call.pieces.push_back({*second, *third});
+    return call;
+  }
+  // An iovec array: {base, length} pairs of 8 bytes each (LP64).
+  constexpr uint64_t kMaxVectors = 1024; // IOV_MAX
+  const uint64_t vectors = std::min(*third, kMaxVectors);
+  std::string table;
+  if (!readInto(process, *second, vectors * 16, table))
+    return std::nullopt;
+  for (uint64_t i = 0; i < vectors; ++i) {
+    uint64_t base = 0, length = 0;
+    std::memcpy(&base, table.data() + i * 16, 8);
+    std::memcpy(&length, table.data() + i * 16 + 8, 8);
+    call.pieces.push_back({base, length});
+  }
+  return call;
+}
+
+std::string WriteCall::bytes(lldb::SBProcess &process) const {
+  std::string bytes;
+  for (const Piece &piece : pieces)
+    if (!readInto(process, piece.address, piece.size, bytes))
+      break; // a short read: what came before is still the call's start
+  return bytes;
 }
 
 } // namespace jitsym::plugin

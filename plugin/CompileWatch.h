@@ -20,6 +20,8 @@
 
 #include <cstdint>
 #include <functional>
+#include <string>
+#include <vector>
 #include <optional>
 
 #include "PendingBreakpoints.h"
@@ -27,12 +29,17 @@
 
 namespace jitsym::plugin {
 
-// The arguments of a write(fd, buffer, count) call stopped at its first
-// instruction.
+// A call of the write family stopped at its first instruction: write and
+// writev append at the descriptor's position, pwrite and pwritev at `offset`.
 struct WriteCall {
+  struct Piece {
+    uint64_t address = 0, size = 0;
+  };
   int fd = -1;
-  uint64_t buffer = 0;
-  uint64_t count = 0;
+  std::vector<Piece> pieces;      // one, or writev's vectors in order
+  std::optional<uint64_t> offset; // pwrite, pwritev
+  // What it writes, read from the process (at most 1 MiB of it).
+  std::string bytes(lldb::SBProcess &process) const;
 };
 
 // The function every producer built on libjitsym-writer calls (DebuggerHook.h).
@@ -40,7 +47,8 @@ constexpr const char *kAnnouncedHook = "jitsym_code_announced";
 
 struct WatchPlan {
   bool allowed = false;      // auto sync and the watch are on
-  bool watchWrites = false;  // write(2) too (the side sees descriptors; not a JVM)
+  bool watchWrites = false;  // the write family too (not in a JVM, nor where
+                             // the hook announces)
   std::function<bool(lldb::SBModule &)> isJitModule;
 };
 
@@ -68,7 +76,9 @@ public:
 
   lldb::break_id_t id() const { return id_; }
 
+  // At a stop of the write family: the call, with the bytes it writes.
   static std::optional<WriteCall> writeCallAt(lldb::SBThread &thread);
+  static const std::vector<const char *> &writeFunctions();
 
 private:
   lldb::break_id_t id_ = LLDB_INVALID_BREAK_ID;

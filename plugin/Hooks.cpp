@@ -52,14 +52,15 @@ bool onCompileStop(void *, lldb::SBProcess &process, lldb::SBThread &thread,
 
 } // namespace
 
-// write(2) is not watched in a JVM: HotSpot's threads write all the time,
-// often several at once (where LLDB has shown the watch's stop to the user
-// instead of resuming); its agent calls the announcement hook.
+// The write family is not watched in a JVM: HotSpot's threads write all the
+// time, often several at once (where LLDB has shown the watch's stop to the
+// user instead of resuming); its agent calls the announcement hook.
 void updateCompileWatch(TargetSync &state) {
   const TargetSettings &settings = state.settings();
   WatchPlan plan;
   plan.allowed = settings.autoSync && settings.watchCompiles;
-  plan.watchWrites = !state.runsJvm();
+  // Where a producer announces through the hook, its writes need no watch.
+  plan.watchWrites = !state.runsJvm() && !state.target().FindSymbols(kAnnouncedHook).GetSize();
   plan.isJitModule = [&state](lldb::SBModule &module) { return state.ownsModule(module); };
   state.compileWatch.update(state.target(), std::move(plan), onCompileStop);
 }

@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/uio.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -61,7 +62,8 @@ static struct {
     const char *android_app;
     int split_runs;      /* --split-runs */
     size_t bulk_stride;  /* --bulk-stride */
-} opt = { 3, 0, 0, 0, NULL, NULL, NULL, 0, BULK_FN_SIZE };
+    const char *map_call; /* --map-call: write, writev, pwrite or pwritev */
+} opt = { 3, 0, 0, 0, NULL, NULL, NULL, 0, BULK_FN_SIZE, "write" };
 
 static int map_fd = -1;
 static unsigned char *region; /* main 1 MiB code region */
@@ -78,7 +80,7 @@ static void usage(FILE *out)
             "usage: tinyjit [--phases N] [--sleep-ms M] [--map-form plain|0x]\n"
             "               [--bulk N] [--bulk-stride B] [--map PATH | --map-dir DIR]\n"
             "               [--crash-at N]\n"
-            "               [--split-runs]\n"
+            "               [--split-runs] [--map-call write|writev|pwrite|pwritev]\n"
             "  --phases N      number of JIT phases to run (1..%d, default 3)\n"
             "  --sleep-ms M    sleep M milliseconds between phases (default 0)\n"
             "  --map-form F    'plain' (default, like Node) or '0x' (like HotSpot)\n"
@@ -92,7 +94,9 @@ static void usage(FILE *out)
             "                  does: /data/data/P/perf-<pid>.map\n"
             "  --crash-at N    crash (SIGSEGV in jit_probe, called from JIT code) in phase N\n"
             "  --split-runs    map a file page between phase 1's code and the later phases'\n"
-            "                  code: two runs of JIT memory in one 1 MiB window\n",
+            "                  code: two runs of JIT memory in one 1 MiB window\n"
+            "  --map-call C    append each map line with write (default), writev (name\n"
+            "                  and newline apart), pwrite or pwritev (at the map's end)\n",
             MAX_PHASES);
 }
 
@@ -151,7 +155,18 @@ static void map_add(uintptr_t start, size_t size, const char *name)
         fprintf(stderr, "tinyjit: map line too long\n");
         exit(1);
     }
-    if (write(map_fd, line, (size_t)n) != (ssize_t)n)
+    ssize_t written;
+    struct iovec parts[2] = {{line, (size_t)n - 1}, {line + n - 1, 1}};
+    off_t end = lseek(map_fd, 0, SEEK_END);
+    if (!strcmp(opt.map_call, "writev"))
+        written = writev(map_fd, parts, 2);
+    else if (!strcmp(opt.map_call, "pwrite"))
+        written = pwrite(map_fd, line, (size_t)n, end);
+    else if (!strcmp(opt.map_call, "pwritev"))
+        written = pwritev(map_fd, parts, 2, end);
+    else
+        written = write(map_fd, line, (size_t)n);
+    if (written != (ssize_t)n)
         die("write perf map");
 }
 
@@ -434,6 +449,14 @@ static void parse_args(int argc, char **argv)
         }
         if (strcmp(a, "--split-runs") == 0) {
             opt.split_runs = 1;
+            continue;
+        }
+        if (strcmp(a, "--map-call") == 0 && i + 1 < argc) {
+            const char *c = argv[++i];
+            if (strcmp(c, "write") && strcmp(c, "writev") && strcmp(c, "pwrite") &&
+                strcmp(c, "pwritev"))
+                bad_args("--map-call takes write, writev, pwrite or pwritev", c);
+            opt.map_call = c;
             continue;
         }
         if (strncmp(a, "--", 2) != 0)

@@ -84,17 +84,13 @@ public:
       return std::nullopt;
     // The bytes can be announced ahead only if they land at the end of what
     // is in the file, on a line boundary; otherwise the file alone is read.
-    std::string ahead;
     std::optional<DescriptorPosition> position = readDescriptorPosition(pid, call->fd);
     std::optional<uint64_t> size = fileSize(mapPath);
-    if (position && size && (position->appends || position->offset == *size)) {
-      constexpr uint64_t kMaxAhead = 1 << 20;
-      ahead.resize(static_cast<size_t>(std::min(call->count, kMaxAhead)));
-      lldb::SBError error;
-      size_t got = process.ReadMemory(call->buffer, ahead.data(), ahead.size(), error);
-      ahead.resize(error.Success() ? got : 0);
-    }
-    return ahead;
+    if (!position || !size)
+      return std::string();
+    const bool atEnd = call->offset ? *call->offset == *size
+                                    : position->appends || position->offset == *size;
+    return atEnd ? call->bytes(process) : std::string();
   }
 
 private:
