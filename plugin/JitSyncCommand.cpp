@@ -124,10 +124,15 @@ public:
     // thread stopped at the same moment at an internal breakpoint whose
     // callback it runs synchronously only (the dynamic loader's, as a library
     // loads). Say what it is; resuming from here is not safe.
-    if (options.onStop && state.compileWatch.onlyWatchStopped(target.GetProcess()))
+    // LLDB runs the stop hooks once per thread with a stop reason: said once.
+    const uint32_t stopId = target.GetProcess().GetStopID();
+    if (options.onStop && state.watchStopSaid != stopId &&
+        state.compileWatch.onlyWatchStopped(target.GetProcess())) {
+      state.watchStopSaid = stopId;
       writeText(debugger.GetOutputFile(),
                 "jit-sync: this stop is jitsym's compile watch, shown by LLDB because a "
                 "library was loading at the same moment: nothing of yours; 'continue'\n");
+    }
 
     llvm::Expected<SyncReport> report = state.sync(debugger, options.sync);
     if (!report) {

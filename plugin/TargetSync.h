@@ -106,6 +106,7 @@ public:
   bool jvmSignalsChecked = false; // whether this target's JVM signals were seen to
   CompileWatch compileWatch;
   std::string lastStopError; // the stop hook's last error, said once
+  uint32_t watchStopSaid = 0; // the stop a shown compile stop was explained at
 
 private:
   llvm::Expected<SyncReport> syncWith(lldb::SBDebugger &debugger, const SyncOptions &options,
