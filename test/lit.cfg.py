@@ -107,6 +107,8 @@ if shutil.which("gdb") and shutil.which("gcore"):
     config.available_features.add("gdb")
 if shutil.which("node"):
     config.available_features.add("node")
+if shutil.which("erl") and shutil.which("erlc"):
+    config.available_features.add("erlang")
 if shutil.which("java") and shutil.which("jcmd"):
     config.available_features.add("java")
     if os.path.exists(os.path.join(config.jitsym_build_dir, "lib", "libjitsym-jvmti.so")):

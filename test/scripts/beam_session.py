@@ -1,0 +1,55 @@
+"""Erlang/OTP's BEAM with its JIT writing a perf map (+JPperf map), debugged
+with jitsym: LLDB attaches while the VM waits, sets a pending breakpoint under
+the name an Erlang user types (MODULE:FUNCTION/ARITY), and continues; the
+module is loaded and compiled after that. Prints what FileCheck pins, then
+detaches and lets the program finish.
+
+usage: beam_session.py PLUGIN MODULE_DIR FUNCTION
+"""
+import os
+import subprocess
+import sys
+import time
+
+import lldb
+from lldb_driver import Driver
+
+
+def main():
+    plugin, module_dir, function = sys.argv[1:4]
+    # busy:main() only after a while: LLDB attaches before the module loads.
+    erl = subprocess.Popen(
+        ["erl", "+JPperf", "map", "-noshell", "-pa", module_dir,
+         "-eval", "timer:sleep(2000), busy:main()."],
+        stdout=subprocess.PIPE, text=True)
+    beam = None
+    for _ in range(100):  # erl execs beam.smp in the same process
+        with open("/proc/%d/comm" % erl.pid) as f:
+            if f.read().strip() == "beam.smp":
+                beam = erl.pid
+                break
+        time.sleep(0.02)
+    if beam is None:
+        erl.kill()
+        sys.exit("beam_session.py: erl did not start beam.smp")
+    session = Driver(plugin)
+    try:
+        session.run("process attach --pid %d" % beam)
+        for command in ["breakpoint set -n " + function, "continue", "bt 2",
+                        "breakpoint list 1", "process detach"]:
+            print("(lldb) " + command)
+            print(session.run(command).strip())
+        out, _ = erl.communicate(timeout=60)
+        print(out.strip())
+        print("exit status", erl.returncode)
+    finally:
+        if erl.poll() is None:
+            erl.kill()
+            erl.wait()
+        perf_map = "/tmp/perf-%d.map" % beam
+        if os.path.exists(perf_map):
+            os.unlink(perf_map)
+
+
+if __name__ == "__main__":
+    main()
