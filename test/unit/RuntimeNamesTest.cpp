@@ -32,6 +32,10 @@ TEST(RuntimeNames, BeamPhpPythonMono) {
   EXPECT_EQ(nameAsTyped("busy:leaf/2"), ""); // the jitdump's names are as typed
   EXPECT_EQ(nameAsTyped("JIT$crunch"), "crunch");
   EXPECT_EQ(nameAsTyped("JIT$Calc::run"), "Calc::run");
+  EXPECT_EQ(nameAsTyped("JIT$$leave_function"), "");      // a stub of PHP's own
+  EXPECT_EQ(nameAsTyped("JIT$/srv/app.php"), "");         // a script's main code
+  EXPECT_EQ(nameAsTyped("TRACE-1$crunch$2"), "");         // a trace, not a function
+  EXPECT_EQ(nameAsTyped("$busy:leaf/2-CodeInfoPrologue"), "busy:leaf/2-CodeInfoPrologue");
   EXPECT_EQ(nameAsTyped("py::Thing.run:/src/app.py"), "Thing.run");
   EXPECT_EQ(nameAsTyped("Demo.Hot:Work (int)"), "Demo.Hot.Work");
   EXPECT_EQ(nameAsTyped("(wrapper runtime-invoke) object:runtime_invoke_void (object,intptr)"), "");

@@ -113,10 +113,17 @@ std::optional<std::string> beamName(std::string_view name) {
   return std::string(name.substr(1));
 }
 
+// PHP's opcache function JIT: "JIT$crunch", "JIT$Calc::run"; its own stubs
+// ("JIT$$leave_function") and a script's main code ("JIT$/srv/app.php") are no
+// function a user names. (Its tracing JIT's "TRACE-1$crunch$2" is a hot path
+// inside a function, not the function.)
 std::optional<std::string> phpName(std::string_view name) {
   if (!startsWith(name, "JIT$"))
     return std::nullopt;
-  return std::string(name.substr(4));
+  const std::string_view function = name.substr(4);
+  if (function.empty() || function[0] == '$' || function.find('/') != std::string_view::npos)
+    return std::string();
+  return std::string(function);
 }
 
 // The forms, in the order they are tried: the first that recognizes a name
