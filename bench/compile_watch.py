@@ -4,17 +4,18 @@
 Throughput.java under LLDB with jitsym and the JVMTI agent, without a
 breakpoint and with one that waits for a method never compiled
 (`breakpoint set -n NoSuch.never`): the agent calls jitsym_code_announced()
-after each method and stub it writes, and the plugin stops there, reads the
-jitdump and resumes.
+after each compiled method it writes (not after stubs), and the plugin stops
+there, reads the jitdump and resumes.
 
 Rounds alternate the two runs (this machine's speed drifts), each run is
 compared with the run without a breakpoint of its own round; printed: the
-medians, the paired ratio, the announcements the watch stopped at, and the
+medians, the paired ratio, the compiled methods the watch stopped at, and the
 cost per announcement.
 
 usage: bench/compile_watch.py BUILD_DIR [ROUNDS]
 """
 import os
+import re
 import shutil
 import statistics
 import subprocess
@@ -27,15 +28,21 @@ import lldb
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
+# A compiled Java method as the agent names it: "long Hot.work(int)" (stubs,
+# written quietly, are named "Interpreter", "StubRoutines (1)", ...).
+METHOD = re.compile(r'name "\S+ [\w$.<>]+\.[\w$<>]+\(.*\)"$')
+
+
 def announcements(jitsym, work):
-    """Records the agent wrote to its jitdumps in `work` (the hook is called
-    once per record written, or per batch of held records)."""
+    """Compiled methods the agent wrote to its jitdumps in `work`: each one
+    calls the announcement hook once."""
     count = 0
     for name in os.listdir(work):
         if name.startswith("jit-") and name.endswith(".dump"):
             out = subprocess.run([jitsym, "dump", os.path.join(work, name)],
                                  stdout=subprocess.PIPE, text=True, check=True).stdout
-            count += sum(1 for line in out.splitlines() if " CODE_LOAD " in line)
+            count += sum(1 for line in out.splitlines()
+                         if " CODE_LOAD " in line and METHOD.search(line))
             os.unlink(os.path.join(work, name))
     return count
 
@@ -100,9 +107,9 @@ def main():
     print("  no breakpoint:                 median %.2f s" % base)
     print("  a breakpoint waiting for code: median %.2f s (paired ratio %.2fx)"
           % (waiting, statistics.median(ratios)))
-    print("  code loads announced:          median %d" % announced)
+    print("  compiled methods announced:    median %d" % announced)
     if announced:
-        print("  cost per code load:            %.2f ms"
+        print("  cost per compiled method:      %.2f ms"
               % ((waiting - base) * 1000 / announced))
 
 

@@ -9,10 +9,10 @@
 namespace jitsym::plugin {
 namespace {
 
-// Named, so that `breakpoint list -v` says whose it is; `jit-sync --status`
-// reports it. The name asks LLDB to keep it out of `breakpoint list` and from
-// `breakpoint delete`, which LLDB 22 does not honour: it is listed.
-constexpr const char *kWatchName = "jitsym-compile-watch";
+// Hidden from `breakpoint list` and kept by `breakpoint delete` through the
+// permissions of its breakpoint name (which may hold no '-', '.' or space):
+// it is jitsym's, and `jit-sync --status` reports it.
+constexpr const char *kWatchName = "jitsym_compile_watch";
 
 void configureName(lldb::SBTarget &target) {
   lldb::SBBreakpointName name(target, kWatchName);
@@ -61,7 +61,7 @@ void CompileWatch::update(lldb::SBTarget &target, WatchPlan plan,
   if (!watch.IsValid())
     return;
   configureName(target);
-  watch.AddName(kWatchName);
+  watch.AddName(kWatchName); // checked by test/lldb/pending-breakpoint-at-compile
   watch.SetCallback(onStop, nullptr);
   id_ = watch.GetID();
   watchesWrites_ = plan_.watchWrites;

@@ -47,6 +47,7 @@ constexpr const char *kAnnouncedHook = "jitsym_code_announced";
 
 struct WatchPlan {
   bool allowed = false;      // auto sync and the watch are on
+  bool jvm = false;          // the target runs a JVM: Java names only
   bool watchWrites = false;  // the write family too (not in a JVM, nor where
                              // the hook announces)
   std::function<bool(lldb::SBModule &)> isJitModule;
@@ -63,6 +64,8 @@ public:
   // After a sync gave LLDB new symbols: some breakpoints may have resolved.
   void refreshPending(lldb::SBTarget &target) {
     pending_ = PendingBreakpoints::of(target, id_, plan_.isJitModule);
+    if (plan_.jvm)
+      pending_.keepJavaOnly();
   }
   // Whether the thread stopped at the announcement hook (else at a write).
   static bool atAnnouncement(lldb::SBThread &thread);

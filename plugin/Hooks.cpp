@@ -60,7 +60,8 @@ void updateCompileWatch(TargetSync &state) {
   WatchPlan plan;
   plan.allowed = settings.autoSync && settings.watchCompiles;
   // Where a producer announces through the hook, its writes need no watch.
-  plan.watchWrites = !state.runsJvm() && !state.target().FindSymbols(kAnnouncedHook).GetSize();
+  plan.jvm = state.runsJvm();
+  plan.watchWrites = !plan.jvm && !state.target().FindSymbols(kAnnouncedHook).GetSize();
   plan.isJitModule = [&state](lldb::SBModule &module) { return state.ownsModule(module); };
   state.compileWatch.update(state.target(), std::move(plan), onCompileStop);
 }

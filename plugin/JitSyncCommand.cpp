@@ -24,6 +24,8 @@ std::string summary(const SyncReport &r) {
   if (r.shadowed)
     out << ", " << r.shadowed << " skipped (file-backed or unmapped)";
   out << ", " << r.milliseconds << " ms";
+  if (!r.note.empty())
+    out << "; " << r.note;
   return out.str();
 }
 

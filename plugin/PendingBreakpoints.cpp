@@ -76,6 +76,22 @@ PendingBreakpoints::of(lldb::SBTarget &target, lldb::break_id_t ignore,
   return pending;
 }
 
+void PendingBreakpoints::keepJavaOnly() {
+  auto notJava = [](const std::string &name) { return name.find('.') == std::string::npos; };
+  auto notJavaFile = [](const std::string &file) {
+    for (llvm::StringRef suffix : {".java", ".kt", ".scala"})
+      if (llvm::StringRef(file).ends_with(suffix))
+        return false;
+    return true;
+  };
+  const size_t dropped =
+      std::count_if(names_.begin(), names_.end(), notJava) +
+      std::count_if(files_.begin(), files_.end(), notJavaFile);
+  names_.erase(std::remove_if(names_.begin(), names_.end(), notJava), names_.end());
+  files_.erase(std::remove_if(files_.begin(), files_.end(), notJavaFile), files_.end());
+  waiting_ -= std::min(waiting_, dropped);
+}
+
 bool PendingBreakpoints::mayResolve(std::string_view symbolName) const {
   for (const std::string &name : names_)
     if (symbolName.find(name) != std::string_view::npos)

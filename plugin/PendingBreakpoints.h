@@ -28,6 +28,11 @@ public:
   // code, and locations in JIT code.
   size_t waiting() const { return waiting_; }
   size_t locations() const { return locations_.size(); }
+  // Less what cannot be Java code: in a JVM, a name without a '.' (a native
+  // function, as in `b jitdemo_stop`) and a file that is not Java, Kotlin or
+  // Scala wait for a library, not for HotSpot. Watching for them would stop
+  // the JVM at every compile for nothing (and LLDB shows some of those stops).
+  void keepJavaOnly();
   bool empty() const {
     return names_.empty() && patterns_.empty() && files_.empty() && locations_.empty();
   }

@@ -209,6 +209,7 @@ llvm::Expected<bool> Sources::read(ProcessSide &side, lldb::SBTarget &target,
           aheadOfMap, 1, [&](const PerfMapEntry &entry) { sink.onEntry(entry, true); },
           [](uint64_t, std::string) {}); // reported when read from the file
     result.mayResolvePending = sink.matched;
+    result.mapEmptied = stats->emptied;
     result.remakeAt = std::move(sink.remakeAt);
     result.interrupted = stats->interrupted;
   }

@@ -33,6 +33,9 @@ struct SourcesRead {
   bool interrupted = false;
   // What was read may resolve a pending breakpoint (at the compile watch).
   bool mayResolvePending = false;
+  // The map was emptied to be written anew (HotSpot's jcmd Compiler.perfmap
+  // truncates it, then writes every line again): caught in between.
+  bool mapEmptied = false;
   // Where code was announced that a breakpoint wants: code again under one of
   // its locations (compiled again in place, moved, freed), or code by a name it
   // waits for. Those modules are made anew: LLDB moves a location only to a new

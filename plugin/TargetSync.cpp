@@ -256,6 +256,16 @@ llvm::Expected<SyncReport> TargetSync::syncWith(lldb::SBDebugger &debugger,
   }
   // At a write, LLDB hears of new code only when a pending breakpoint may want
   // it; the rest waits in the table for the next sync (publishing is what costs).
+  // Caught between the truncation and the new lines: LLDB keeps the names it
+  // has (the runtime's code did not go) until the map holds the new ones; the
+  // next sync reads them and replaces the old all at once.
+  if (read.mapEmptied && !sources_.dumpSymbols()) {
+    report.note = "the perf map is being written anew (empty now); the JIT names stay "
+                  "as they were until it holds lines again";
+    report.symbols = modules_->symbolCount();
+    report.regions = modules_->size();
+    return report;
+  }
   for (uint64_t address : read.remakeAt)
     publisher_.remake(address);
   if (publishOnlyFor && !read.mayResolvePending && read.remakeAt.empty()) {

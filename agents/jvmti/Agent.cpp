@@ -18,6 +18,7 @@
 #include "JavaNames.h"
 #include "JitOutput.h"
 #include "JvmtiMethods.h"
+#include "jitsym/writer/DebuggerHook.h"
 
 namespace jitsym::jvmti {
 namespace {
@@ -142,9 +143,11 @@ void JNICALL onCompiledMethodUnload(jvmtiEnv *, jmethodID method, const void *co
 
 void JNICALL onDynamicCodeGenerated(jvmtiEnv *, const char *name, const void *address,
                                     jint length) {
-  if (agent && agent->output && address && length > 0)
+  if (agent && agent->output && address && length > 0) {
+    writer::QuietAnnouncements quiet; // stubs: no compile stop for them
     agent->output->load(nullptr, reinterpret_cast<uint64_t>(address),
                         static_cast<uint64_t>(length), name ? name : "<stub>", {});
+  }
 }
 
 bool enable(jvmtiEnv *jvmti, jvmtiEvent event, const char *name) {

@@ -12,7 +12,7 @@ import sys
 import time
 
 import lldb
-from lldb_driver import Driver
+from lldb_driver import Driver, continue_past_compile_stops
 
 
 def main():
@@ -35,8 +35,12 @@ def main():
     session = Driver(plugin)
     try:
         session.run("process attach --pid %d" % beam)
-        for command in ["breakpoint set -n " + function, "continue", "bt 2",
-                        "breakpoint list 1", "process detach"]:
+        process = session.debugger.GetSelectedTarget().GetProcess()
+        print("(lldb) breakpoint set -n " + function)
+        print(session.run("breakpoint set -n " + function).strip())
+        session.run("process continue")  # the command: jitsym sees the new breakpoint
+        print("compile stops shown and continued: %d" % continue_past_compile_stops(process))
+        for command in ["bt 2", "breakpoint list 1", "process detach"]:
             print("(lldb) " + command)
             print(session.run(command).strip())
         out, _ = erl.communicate(timeout=60)

@@ -20,6 +20,40 @@ class Driver:
         return (result.GetOutput() or "") + (result.GetError() or "")
 
 
+COMPILE_WATCH = "jitsym_compile_watch"
+
+
+def user_breakpoint_thread(process):
+    """The thread stopped at a breakpoint of the user's (not jitsym's compile
+    watch, nor one of LLDB's own), if any."""
+    for thread in process:
+        if thread.GetStopReason() != lldb.eStopReasonBreakpoint:
+            continue
+        breakpoint_id = thread.GetStopReasonDataAtIndex(0)
+        if breakpoint_id >= 1 << 31:  # LLDB's own (negative) breakpoints
+            continue
+        bp = process.GetTarget().FindBreakpointByID(breakpoint_id)
+        if bp.IsValid() and not bp.MatchesName(COMPILE_WATCH):
+            return thread
+    return None
+
+
+def continue_past_compile_stops(process):
+    """While the process is stopped for no breakpoint of the user's (a compile
+    stop LLDB 22 shows when another thread stops at the same moment: see
+    DESIGN.md), continues. Returns how many such stops there were; the process
+    is left stopped at a user's breakpoint (selected) or not stopped."""
+    shown = 0
+    while process.GetState() == lldb.eStateStopped:
+        thread = user_breakpoint_thread(process)
+        if thread:
+            process.SetSelectedThread(thread)
+            break
+        shown += 1
+        process.Continue()
+    return shown
+
+
 def module_symbols(module, target):
     """(name, address, size) of the module's symbols, less the aliases jitsym
     adds under the names users type: an alias has the address and the size of

@@ -16,6 +16,7 @@ scenarios:
   pid-reuse-rewrite
              the same, but the new one truncates the map and writes it anew
 """
+import fcntl
 import os
 import re
 import signal
@@ -218,19 +219,23 @@ def pid_reuse(session, program, args, append=True):
                               "0", "--tag", "old"], stdout=subprocess.PIPE, text=True, check=True)
     pid = int(re.search(r"stressjit (\d+):", earlier.stdout).group(1))
     time.sleep(2.5)  # the map is older than any process started from now on
-    for attempt in range(50):
-        with open("/proc/sys/kernel/ns_last_pid", "w") as f:
-            f.write(str(pid - 1))
-        child = os.fork()
-        if child == 0:
-            mode = ["--append-map"] if append else []
-            os.execv(program, [program, "--wait-attach", "--tag", "new"] + mode + args)
-        if child == pid:
-            break
-        os.kill(child, signal.SIGKILL)
-        os.waitpid(child, 0)
-    else:
-        sys.exit("stress_session.py: PID %d was not given again" % pid)
+    # Other tests run beside this one and take PIDs too (and another may stage
+    # a reuse): one staging at a time, and as many tries as it takes.
+    with open(os.path.join(os.environ["JITSYM_DIR"], "pid-reuse.lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        for attempt in range(2000):
+            with open("/proc/sys/kernel/ns_last_pid", "w") as f:
+                f.write(str(pid - 1))
+            child = os.fork()
+            if child == 0:
+                mode = ["--append-map"] if append else []
+                os.execv(program, [program, "--wait-attach", "--tag", "new"] + mode + args)
+            if child == pid:
+                break
+            os.kill(child, signal.SIGKILL)
+            os.waitpid(child, 0)
+        else:
+            sys.exit("stress_session.py: PID %d was not given again" % pid)
     print("PID %d reused; its map has %d lines from the earlier process" % (
         pid, sum(1 for _ in open("/tmp/perf-%d.map" % pid))))
     target = session.debugger.CreateTarget(program)

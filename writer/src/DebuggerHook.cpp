@@ -5,3 +5,18 @@ extern "C" __attribute__((noinline, visibility("default"))) void jitsym_code_ann
   // Not folded into its callers, nor removed: the debugger needs the call.
   __asm__ volatile("" ::: "memory");
 }
+
+namespace jitsym::writer {
+namespace {
+thread_local int quietScopes = 0;
+} // namespace
+
+void codeAnnounced() {
+  if (quietScopes == 0)
+    jitsym_code_announced();
+}
+
+QuietAnnouncements::QuietAnnouncements() { ++quietScopes; }
+QuietAnnouncements::~QuietAnnouncements() { --quietScopes; }
+
+} // namespace jitsym::writer

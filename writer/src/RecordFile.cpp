@@ -94,7 +94,7 @@ void RecordFile::flush() {
     return;
   writeParts(held_, {});
   held_.clear(); // its capacity is kept for the next records
-  jitsym_code_announced();
+  codeAnnounced();
 }
 
 void RecordFile::setHolding(bool holding) {
@@ -153,7 +153,7 @@ void RecordFile::writeWithCode(std::string_view code) {
   if (written < code.size() || !header.empty())
     writeParts(header, code.substr(written));
   held_.clear();
-  jitsym_code_announced();
+  codeAnnounced();
 }
 
 void RecordFile::copyFrom(int fd, uint64_t begin, uint64_t end) {

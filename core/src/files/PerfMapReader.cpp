@@ -46,6 +46,7 @@ llvm::Expected<ReadStats> PerfMapReader::read(PerfMapSink &sink, const Interrupt
   ReadStats stats;
   if (opened->replaced) {
     stats.rewritten = true;
+    stats.emptied = opened->size == 0;
     offset_ = 0;
     nextLine_ = 1;
     sink.onRewrite();

@@ -20,6 +20,7 @@ namespace jitsym {
 
 struct ReadStats {
   bool rewritten = false;       // content was replaced: consumer must start over
+  bool emptied = false;         // ... and the file is empty: being written anew
   uint64_t bytesRead = 0;       // new complete-line bytes consumed
   uint64_t entries = 0;
   uint64_t malformed = 0;

@@ -14,3 +14,22 @@ extern "C" {
 // export only their entry points, it is in the symbol table LLDB reads.
 void jitsym_code_announced(void);
 }
+
+namespace jitsym::writer {
+
+// What the writer calls once an announcement is in its file: the hook, unless
+// the calling thread is in a QuietAnnouncements scope.
+void codeAnnounced();
+
+// Within its scope, the calling thread's announcements stop no debugger: code
+// nobody sets a breakpoint in by name (a JVM's stubs, hundreds of them as it
+// starts, where every stop risks one LLDB shows: see DESIGN.md).
+class QuietAnnouncements {
+public:
+  QuietAnnouncements();
+  ~QuietAnnouncements();
+  QuietAnnouncements(const QuietAnnouncements &) = delete;
+  QuietAnnouncements &operator=(const QuietAnnouncements &) = delete;
+};
+
+} // namespace jitsym::writer
