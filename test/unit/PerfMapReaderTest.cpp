@@ -199,15 +199,21 @@ TEST(PerfMapReader, TruncationToEmpty) {
   PerfMapReader reader(path);
   Recorder sink;
   ASSERT_TRUE(bool(reader.read(sink)));
+  const size_t before = sink.entries.size();
+  // Emptied to be written anew (jcmd Compiler.perfmap): nothing is read and
+  // nothing forgotten yet.
   writeFile(path, "");
   auto stats = reader.read(sink);
   ASSERT_TRUE(bool(stats));
-  EXPECT_TRUE(stats->rewritten);
-  EXPECT_TRUE(sink.entries.empty());
+  EXPECT_TRUE(stats->emptied);
+  EXPECT_FALSE(stats->rewritten);
+  EXPECT_EQ(sink.entries.size(), before);
+  // Written anew: now the old content is gone, and the new one is read.
   appendFile(path, "1000 10 back\n");
   stats = reader.read(sink);
   ASSERT_TRUE(bool(stats));
-  EXPECT_FALSE(stats->rewritten);
+  EXPECT_TRUE(stats->rewritten);
+  EXPECT_FALSE(stats->emptied);
   ASSERT_EQ(sink.entries.size(), 1u);
   EXPECT_EQ(sink.entries[0].second, "back");
 }

@@ -40,7 +40,7 @@ bool preadExact(int fd, uint64_t offset, size_t size, std::string &out) {
 }
 
 AppendedFile::Opened::Opened(Opened &&other) noexcept
-    : fd(other.fd), size(other.size), replaced(other.replaced) {
+    : fd(other.fd), size(other.size), replaced(other.replaced), emptied(other.emptied) {
   other.fd = -1;
 }
 
@@ -57,7 +57,7 @@ llvm::Error AppendedFile::error(const std::string &what) const {
                                  what.c_str());
 }
 
-llvm::Expected<AppendedFile::Opened> AppendedFile::open(uint64_t consumed) {
+llvm::Expected<AppendedFile::Opened> AppendedFile::open(uint64_t consumed, bool keepIfEmptied) {
   Opened opened;
   opened.fd = ::open(path_.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
   if (opened.fd < 0) {
@@ -76,6 +76,11 @@ llvm::Expected<AppendedFile::Opened> AppendedFile::open(uint64_t consumed) {
                  (*trust_.expectedOwner != 0 ? ", or root" : "") +
                  "; not trusted (use --force to read it anyway)");
   opened.replaced = contentWasReplaced(opened.fd, st, consumed);
+  if (opened.replaced && keepIfEmptied && st.st_size == 0) {
+    opened.replaced = false;
+    opened.emptied = true;
+    return opened; // size 0; the identity and samples of what was read stay
+  }
   if (opened.replaced)
     samples_.clear();
   device_ = st.st_dev;

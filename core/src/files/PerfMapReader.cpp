@@ -39,14 +39,17 @@ PerfMapReader::PerfMapReader(std::string path, TrustPolicy trust)
     : file_(std::move(path), trust) {}
 
 llvm::Expected<ReadStats> PerfMapReader::read(PerfMapSink &sink, const InterruptCheck &interrupt) {
-  llvm::Expected<AppendedFile::Opened> opened = file_.open(offset_);
+  llvm::Expected<AppendedFile::Opened> opened = file_.open(offset_, /*keepIfEmptied=*/true);
   if (!opened)
     return opened.takeError();
   const int fd = opened->fd;
   ReadStats stats;
+  if (opened->emptied) {
+    stats.emptied = true;
+    return stats;
+  }
   if (opened->replaced) {
     stats.rewritten = true;
-    stats.emptied = opened->size == 0;
     offset_ = 0;
     nextLine_ = 1;
     sink.onRewrite();
