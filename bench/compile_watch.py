@@ -86,7 +86,10 @@ def main():
     agent = os.path.join(build, "lib", "libjitsym-jvmti.so")
     source = os.path.join(HERE, "java", "Throughput.java")
     work = tempfile.mkdtemp(prefix="jitsym-compile-watch-")
-    os.environ.setdefault("JITSYM_DIR", tempfile.mkdtemp(prefix="jitsym-compile-watch-dir-"))
+    private = None
+    if "JITSYM_DIR" not in os.environ:  # the plugin's files, removed at the end
+        private = tempfile.mkdtemp(prefix="jitsym-compile-watch-dir-")
+        os.environ["JITSYM_DIR"] = private
     lldb.SBDebugger.Initialize()
     without, with_bp, ratios, stops = [], [], [], []
     for r in range(rounds):
@@ -101,6 +104,8 @@ def main():
         with_bp.append(times[True])
         ratios.append(times[True] / times[False])
     shutil.rmtree(work, ignore_errors=True)
+    if private:
+        shutil.rmtree(private, ignore_errors=True)
     base, waiting = statistics.median(without), statistics.median(with_bp)
     announced = statistics.median(stops)
     print("javac under LLDB with jitsym and the agent, %d rounds:" % rounds)
