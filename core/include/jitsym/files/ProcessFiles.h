@@ -9,6 +9,7 @@
 #include <sys/types.h>
 #include <vector>
 
+#include "jitsym/files/EarlierMap.h"
 #include "jitsym/formats/MemoryMap.h"
 
 namespace jitsym {
@@ -83,27 +84,12 @@ std::vector<std::string> perfMapCandidates(uint64_t pid, const std::string &proc
 // started (a map left behind by an earlier process with the same PID), if any.
 std::optional<std::string> findPerfMap(uint64_t pid, const std::string &procRoot = "/proc");
 
-// A map an earlier process with the same PID left: its size and a digest of
-// its bytes when it was found.
-struct EarlierMap {
-  std::string path;
-  uint64_t bytes = 0;
-  uint64_t digest = 0;
-};
-
 struct PerfMapSearch {
   std::optional<std::string> path; // what findPerfMap() finds
   std::optional<EarlierMap> stale; // else the first map an earlier process left
 };
 PerfMapSearch searchPerfMap(uint64_t pid, const std::string &procRoot = "/proc");
 
-// The map at `path` as it is now, to be told apart from what is added later.
-std::optional<EarlierMap> earlierMap(const std::string &path);
-
-// Whether the file still begins with the earlier process's bytes: the new
-// process appended to it (CPython does) rather than truncating and rewriting
-// it (V8, HotSpot agents, most JITs do), so those bytes are not its own.
-bool stillBeginsWith(const EarlierMap &earlier);
 
 // For a core file of process `pid`: /tmp/perf-PID.map if it was last written
 // before the core was (a later one is another process's with the same PID).

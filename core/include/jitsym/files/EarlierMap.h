@@ -1,0 +1,28 @@
+// A perf map an earlier process with the same PID left behind, told apart
+// from what the new process adds: it appends (CPython) or writes anew (V8,
+// HotSpot agents, most JITs).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace jitsym {
+
+// A map an earlier process with the same PID left: its size and a digest of
+// its bytes when it was found.
+struct EarlierMap {
+  std::string path;
+  uint64_t bytes = 0;
+  uint64_t digest = 0;
+};
+
+// The map at `path` as it is now, to be told apart from what is added later.
+std::optional<EarlierMap> earlierMap(const std::string &path);
+
+// Whether the file still begins with the earlier process's bytes: the new
+// process appended to it (CPython does) rather than truncating and rewriting
+// it (V8, HotSpot agents, most JITs do), so those bytes are not its own.
+bool stillBeginsWith(const EarlierMap &earlier);
+
+} // namespace jitsym
