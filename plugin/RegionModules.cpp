@@ -139,10 +139,16 @@ llvm::Error RegionModules::create(lldb::SBDebugger &debugger, lldb::SBTarget &ta
     return err;
   region.files.push_back(objectPath);
 
+  // Added by spec, not as an SBModule: LLDB 22's AddModule(SBModule&) holds
+  // the target's module-list lock while it tells the process about the new
+  // module (which takes the language-runtime lock), and LLDB's event thread,
+  // unwinding a stop, takes the two in the other order: a deadlock (DESIGN,
+  // "One module per region"). AddModule(SBModuleSpec&) appends through
+  // Target::GetOrCreateModule, which lets the list's lock go first.
   lldb::SBModuleSpec moduleSpec;
   moduleSpec.SetFileSpec(lldb::SBFileSpec(objectPath.c_str(), false));
-  region.module = lldb::SBModule(moduleSpec);
-  if (!region.module.IsValid() || !target.AddModule(region.module)) {
+  region.module = target.AddModule(moduleSpec);
+  if (!region.module.IsValid()) {
     discard(target, region);
     return lldbError(objectPath + ": LLDB could not add the module");
   }
