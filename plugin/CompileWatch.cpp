@@ -2,6 +2,8 @@
 #include "CompileWatch.h"
 
 #include <algorithm>
+#include <cstddef>
+#include <cstdio>
 #include <cstring>
 #include <string>
 #include <string_view>
@@ -108,10 +110,10 @@ size_t CompileWatch::locations(lldb::SBTarget &target) const {
 
 namespace {
 
-enum class WriteKind { Write, Writev, Pwrite, Pwritev };
+enum class WriteKind { Write, Writev, Pwrite, Pwritev, Fwrite };
 
 // The function the thread stopped at, by its name less glibc's decorations
-// ("__GI___libc_write", "__writev", "__libc_pwrite64").
+// ("__GI___libc_write", "__writev", "__libc_pwrite64", "_IO_fwrite").
 std::optional<WriteKind> writeKindAt(lldb::SBFrame &frame) {
   const char *symbol = frame.GetSymbol().GetName();
   if (!symbol)
@@ -122,6 +124,10 @@ std::optional<WriteKind> writeKindAt(lldb::SBFrame &frame) {
       name.remove_prefix(prefix.size());
   while (!name.empty() && name.front() == '_')
     name.remove_prefix(1);
+  if (name.substr(0, 3) == "IO_")
+    name.remove_prefix(3);
+  if (name == "fwrite")
+    return WriteKind::Fwrite;
   if (name == "write")
     return WriteKind::Write;
   if (name == "writev")
@@ -152,8 +158,8 @@ bool readInto(lldb::SBProcess &process, uint64_t address, uint64_t count, std::s
 
 // The names the watch breaks on besides the hook (glibc's, Linux).
 const std::vector<const char *> &CompileWatch::writeFunctions() {
-  static const std::vector<const char *> names = {"write", "writev", "pwrite64", "pwritev",
-                                                  "pwritev2"};
+  static const std::vector<const char *> names = {"write",   "writev",   "pwrite64",
+                                                  "pwritev", "pwritev2", "fwrite"};
   return names;
 }
 
@@ -162,14 +168,34 @@ std::optional<WriteCall> CompileWatch::writeCallAt(lldb::SBThread &thread) {
   if (!frame.IsValid())
     return std::nullopt;
   const std::optional<WriteKind> kind = writeKindAt(frame);
-  auto fd = argument(frame, "arg1", "rdi", "x0");
+  auto first = argument(frame, "arg1", "rdi", "x0");
   auto second = argument(frame, "arg2", "rsi", "x1");
   auto third = argument(frame, "arg3", "rdx", "x2");
-  if (!kind || !fd || !second || !third)
+  if (!kind || !first || !second || !third)
     return std::nullopt;
   lldb::SBProcess process = thread.GetProcess();
   WriteCall call;
-  call.fd = static_cast<int>(*fd);
+  if (*kind == WriteKind::Fwrite) {
+    // fwrite(ptr, size, count, FILE *): the FILE's descriptor, by glibc's
+    // public layout of struct _IO_FILE (as StdioBuffer reads it).
+    auto file = argument(frame, "arg4", "rcx", "x3");
+    if (!file || process.GetAddressByteSize() != sizeof(void *))
+      return std::nullopt;
+    int descriptor = -1;
+    lldb::SBError error;
+    if (process.ReadMemory(*file + offsetof(struct _IO_FILE, _fileno), &descriptor,
+                           sizeof(descriptor), error) != sizeof(descriptor) ||
+        error.Fail() || descriptor < 0)
+      return std::nullopt;
+    uint64_t size = 0;
+    if (__builtin_mul_overflow(*second, *third, &size))
+      return std::nullopt;
+    call.fd = descriptor;
+    call.buffered = true;
+    call.pieces.push_back({*first, size});
+    return call;
+  }
+  call.fd = static_cast<int>(*first);
   if (*kind == WriteKind::Pwrite || *kind == WriteKind::Pwritev) {
     auto offset = argument(frame, "arg4", "r10", "x3");
     if (!offset)

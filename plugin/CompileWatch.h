@@ -11,7 +11,11 @@
 //  - at the entry of each write(2) call, for runtimes that append their perf map
 //    with write (V8, tinyjit); not in a JVM, whose threads write all the time.
 //    For a write to the perf map, the callback reads the lines about to be
-//    written from the process. Every other write resumes at once.
+//    written from the process. Every other write resumes at once;
+//  - at the entry of each fwrite(3) call, for runtimes that write their jitdump
+//    through a stdio FILE (V8's --perf-prof, into a 2 MiB buffer that reaches
+//    the file only when full): for a FILE on the jitdump, the callback reads
+//    what the FILE holds and the bytes about to be added to it.
 // When what was announced may resolve a pending breakpoint or touches a
 // location, the callback syncs: LLDB resolves the breakpoint from the new JIT
 // module, or moves the location to the new code, before the runtime runs it.
@@ -30,7 +34,8 @@
 namespace jitsym::plugin {
 
 // A call of the write family stopped at its first instruction: write and
-// writev append at the descriptor's position, pwrite and pwritev at `offset`.
+// writev append at the descriptor's position, pwrite and pwritev at `offset`,
+// fwrite to its FILE's buffer (`buffered`), after what the buffer holds.
 struct WriteCall {
   struct Piece {
     uint64_t address = 0, size = 0;
@@ -38,6 +43,7 @@ struct WriteCall {
   int fd = -1;
   std::vector<Piece> pieces;      // one, or writev's vectors in order
   std::optional<uint64_t> offset; // pwrite, pwritev
+  bool buffered = false;          // fwrite: `fd` is its FILE's descriptor
   // What it writes, read from the process (at most 1 MiB of it).
   std::string bytes(lldb::SBProcess &process) const;
 };

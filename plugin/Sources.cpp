@@ -189,7 +189,7 @@ void Sources::hold(std::vector<Diagnostic> diagnostics) {
 }
 
 llvm::Expected<bool> Sources::read(ProcessSide &side, lldb::SBTarget &target,
-                                   lldb::SBProcess &process, std::string_view aheadOfMap,
+                                   lldb::SBProcess &process, const AheadOfFiles &ahead,
                                    const PendingBreakpoints *pending, bool readDump,
                                    const InterruptCheck &interrupt, SourcesRead &result) {
   const bool both = map_ && dump_;
@@ -204,9 +204,9 @@ llvm::Expected<bool> Sources::read(ProcessSide &side, lldb::SBTarget &target,
     hold(std::move(sink.diagnostics));
     // Lines the runtime is writing right now (at a write(2) the compile watch
     // stopped): the same lines read from the file later change nothing.
-    if (!aheadOfMap.empty() && stats->pendingBytes == 0)
+    if (!ahead.map.empty() && stats->pendingBytes == 0)
       parsePerfMapChunk(
-          aheadOfMap, 1, [&](const PerfMapEntry &entry) { sink.onEntry(entry, true); },
+          ahead.map, 1, [&](const PerfMapEntry &entry) { sink.onEntry(entry, true); },
           [](uint64_t, std::string) {}); // reported when read from the file
     result.mayResolvePending = sink.matched;
     result.mapEmptied = stats->emptied;
@@ -217,7 +217,8 @@ llvm::Expected<bool> Sources::read(ProcessSide &side, lldb::SBTarget &target,
   // resolve a pending breakpoint); the dump waits for the next stop.
   if (dump_ && readDump && !result.interrupted) {
     // Provisional: they name code now, the file alone moves the reader.
-    const std::string unflushed = side.unflushedBytes(target, process, dumpFile_.readPath);
+    const std::string unflushed =
+        ahead.dump ? *ahead.dump : side.unflushedBytes(target, process, dumpFile_.readPath);
     std::optional<WatchingDumpSink> watching;
     if (pending)
       watching.emplace(*dumpSymbols_, *pending);
@@ -274,6 +275,12 @@ std::optional<std::string> Sources::mapPath() const {
   if (!map_ || mapFile_.mirror)
     return std::nullopt;
   return map_->path();
+}
+
+std::optional<std::string> Sources::dumpPath() const {
+  if (!dump_ || dumpFile_.mirror)
+    return std::nullopt;
+  return dumpFile_.readPath;
 }
 
 std::string Sources::names() const {

@@ -28,6 +28,15 @@
 
 namespace jitsym::plugin {
 
+// Bytes a compile stop saw on their way to the files (CompileWatch.h), after
+// each file's end: not in the file yet.
+struct AheadOfFiles {
+  std::string map; // lines about to be written to the perf map
+  // The jitdump's: what its FILE's buffer holds plus what an fwrite is about to
+  // add to it, or a write(2)'s bytes. None: the buffer is read as at any stop.
+  std::optional<std::string> dump;
+};
+
 // What one read of the sources did.
 struct SourcesRead {
   bool interrupted = false;
@@ -63,13 +72,13 @@ public:
   bool any() const { return map_ || dump_; }
   // Brings the local copies of remote files up to date.
   llvm::Error updateCopies(SyncProgress &progress);
-  // Reads what is new in both (the jitdump only if `readDump`). `aheadOfMap`:
-  // complete lines about to be written to the map (the compile watch);
+  // Reads what is new in both (the jitdump only if `readDump`). `ahead`: what
+  // the compile watch saw about to reach the files;
   // `pending`: what is read is watched for what may resolve those breakpoints
   // or touch their locations. False when one source was rewritten and both
   // must be read again (forget(), then open and read).
   llvm::Expected<bool> read(ProcessSide &side, lldb::SBTarget &target,
-                            lldb::SBProcess &process, std::string_view aheadOfMap,
+                            lldb::SBProcess &process, const AheadOfFiles &ahead,
                             const PendingBreakpoints *pending, bool readDump,
                             const InterruptCheck &interrupt,
                             SourcesRead &result);
@@ -83,8 +92,9 @@ public:
   void skipEarlierProgram(EarlierMap earlier) { earlier_ = std::move(earlier); }
   // Why nothing was read, when an earlier process's map was found.
   std::optional<std::string> staleNote() const;
-  // The perf map being followed, if any (its path on this machine).
+  // The perf map and the jitdump being followed, if any (paths on this machine).
   std::optional<std::string> mapPath() const;
+  std::optional<std::string> dumpPath() const;
   // "MAP + DUMP", as the user knows them.
   std::string names() const;
   // Problems found while reading, said by the next sync the user sees.

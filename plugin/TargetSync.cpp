@@ -142,11 +142,17 @@ TargetSync::syncBeforeWrite(lldb::SBDebugger &debugger, lldb::SBThread &thread,
   std::optional<std::string> map = sources_.mapPath();
   if (!map)
     map = side.findPerfMap(process.GetProcessID(), false).path;
-  std::optional<std::string> ahead = map ? side.pendingWrite(process, thread, *map) : std::nullopt;
-  if (!ahead)
+  std::optional<PendingWrite> write =
+      side.pendingWrite(process, thread, map, sources_.dumpPath());
+  if (!write)
     return std::nullopt;
-  // Not the jitdump's search: the memory map is read at the user's stops only.
-  llvm::Expected<SyncReport> report = syncWith(debugger, SyncOptions{}, *ahead, &pending, false);
+  AheadOfFiles ahead;
+  // At a write to the map only its lines matter: the memory map, which finds
+  // the jitdump, is read at the user's stops only. A write to the jitdump
+  // looks for it (the first one comes before any stop of the user's).
+  const bool toDump = write->to == PendingWrite::To::Jitdump;
+  (toDump ? ahead.dump.emplace() : ahead.map) = std::move(write->bytes);
+  llvm::Expected<SyncReport> report = syncWith(debugger, SyncOptions{}, ahead, &pending, toDump);
   if (!report)
     return report.takeError();
   return std::optional<SyncReport>(std::move(*report));
@@ -160,7 +166,7 @@ llvm::Expected<SyncReport> TargetSync::syncAtAnnouncement(lldb::SBDebugger &debu
 
 llvm::Expected<SyncReport> TargetSync::syncWith(lldb::SBDebugger &debugger,
                                                 const SyncOptions &options,
-                                                std::string_view aheadOfFile,
+                                                const AheadOfFiles &ahead,
                                                 const PendingBreakpoints *publishOnlyFor,
                                                 bool lookForJitdump) {
   // lookForJitdump: the jitdump is looked for and read (not at a write the
@@ -232,7 +238,7 @@ llvm::Expected<SyncReport> TargetSync::syncWith(lldb::SBDebugger &debugger,
     if (llvm::Error err = sources_.updateCopies(progress))
       return err;
     llvm::Expected<bool> complete =
-        sources_.read(*side_, target_, process, aheadOfFile, publishOnlyFor, lookForJitdump,
+        sources_.read(*side_, target_, process, ahead, publishOnlyFor, lookForJitdump,
                       stop, read);
     if (!complete)
       return complete.takeError();

@@ -110,7 +110,7 @@ public:
 
 private:
   llvm::Expected<SyncReport> syncWith(lldb::SBDebugger &debugger, const SyncOptions &options,
-                                      std::string_view aheadOfFile,
+                                      const AheadOfFiles &ahead,
                                       const PendingBreakpoints *publishOnlyFor,
                                       bool lookForJitdump);
   // The side of `process`, chosen once per process (and again at an exec).

@@ -69,28 +69,47 @@ public:
       if (position && position->offset == *size)
         atEnd.push_back(fd);
     }
-    return stdio_.unflushed(target, process, atEnd);
+    return stdio_.unflushed(target, process, atEnd, *size);
   }
   std::optional<EarlierMap> mapBeforeExec(const std::string &path) const override {
     return earlierMap(path);
   }
 
   bool seesDescriptors() const override { return true; }
-  std::optional<std::string> pendingWrite(lldb::SBProcess &process, lldb::SBThread &thread,
-                                          const std::string &mapPath) override {
+  std::optional<PendingWrite> pendingWrite(lldb::SBProcess &process, lldb::SBThread &thread,
+                                           const std::optional<std::string> &mapPath,
+                                           const std::optional<std::string> &dumpPath) override {
     std::optional<WriteCall> call = CompileWatch::writeCallAt(thread);
-    const uint64_t pid = process.GetProcessID();
-    if (!call || !descriptorIsFile(pid, call->fd, mapPath))
+    if (!call)
       return std::nullopt;
-    // The bytes can be announced ahead only if they land at the end of what
-    // is in the file, on a line boundary; otherwise the file alone is read.
+    const uint64_t pid = process.GetProcessID();
+    PendingWrite write;
+    if (mapPath && descriptorIsFile(pid, call->fd, *mapPath))
+      write.to = PendingWrite::To::PerfMap;
+    else if (dumpPath ? descriptorIsFile(pid, call->fd, *dumpPath)
+                      : descriptorIsJitdump(pid, call->fd))
+      write.to = PendingWrite::To::Jitdump;
+    else
+      return std::nullopt;
+    std::optional<uint64_t> size =
+        fileSize("/proc/" + std::to_string(pid) + "/fd/" + std::to_string(call->fd));
+    if (!size)
+      return write;
+    if (call->buffered) {
+      // Into the FILE's buffer: after what it holds, which follows the file.
+      write.bytes = stdio_.unflushed(target_, process, {call->fd}, *size) + call->bytes(process);
+      return write;
+    }
+    // The bytes follow the file's end only if they land there; otherwise the
+    // file alone is read.
     std::optional<DescriptorPosition> position = readDescriptorPosition(pid, call->fd);
-    std::optional<uint64_t> size = fileSize(mapPath);
-    if (!position || !size)
-      return std::string();
+    if (!position)
+      return write;
     const bool atEnd = call->offset ? *call->offset == *size
                                     : position->appends || position->offset == *size;
-    return atEnd ? call->bytes(process) : std::string();
+    if (atEnd)
+      write.bytes = call->bytes(process);
+    return write;
   }
 
 private:

@@ -47,6 +47,15 @@ struct FoundPerfMap {
   std::optional<EarlierMap> stale;
 };
 
+// A write the compile watch stopped at, to one of the files followed.
+struct PendingWrite {
+  enum class To { PerfMap, Jitdump } to;
+  // After the file's end: the lines a write(2) lands there (empty when it
+  // lands elsewhere); for a jitdump written through stdio, what its FILE's
+  // buffer holds and then what the fwrite adds.
+  std::string bytes;
+};
+
 // What a sync found, for the side's own checks (a core's, against its file).
 struct SyncFacts {
   uint64_t pid = 0;
@@ -98,12 +107,14 @@ public:
   virtual std::optional<EarlierMap> mapBeforeExec(const std::string &) const {
     return std::nullopt;
   }
-  // At a write(2) the compile watch stopped (thread at the call): the bytes
-  // about to be appended to the perf map `mapPath` (empty when they cannot be
-  // known), or nothing when the write is not to that file. Only a side that
-  // sees descriptors can say.
-  virtual std::optional<std::string> pendingWrite(lldb::SBProcess &, lldb::SBThread &,
-                                                  const std::string &) {
+  // At a write the compile watch stopped (thread at the call): which file it
+  // goes to, the perf map `mapPath` or the jitdump (`dumpPath`, or before one
+  // is followed a file named as the process's jitdump), and the bytes that
+  // will then follow the file's end; nothing when it goes elsewhere. Only a
+  // side that sees descriptors can say.
+  virtual std::optional<PendingWrite> pendingWrite(lldb::SBProcess &, lldb::SBThread &,
+                                                   const std::optional<std::string> &,
+                                                   const std::optional<std::string> &) {
     return std::nullopt;
   }
   virtual bool seesDescriptors() const { return false; }

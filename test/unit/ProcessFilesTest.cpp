@@ -292,6 +292,32 @@ TEST(ProcessFiles, JitdumpIsTheExecutableMappingNamedAfterThePid) {
   EXPECT_EQ(jitdumpInMemoryMap({}, 4242, 4242), std::nullopt);
 }
 
+TEST(ProcessFiles, JitdumpNamesFollowPerfsRule) {
+  EXPECT_TRUE(isJitdumpName("/srv/jit-4242.dump", 4242, 4242));
+  EXPECT_TRUE(isJitdumpName("jit-7.dump", 4242, 7)) << "namespaced PID, no folder";
+  EXPECT_FALSE(isJitdumpName("/srv/jit-4242.dump", 12, 13));
+  EXPECT_FALSE(isJitdumpName("/srv/jit-4242x.dump", 4242, 4242));
+  EXPECT_FALSE(isJitdumpName("/srv/jit-4242.dump/", 4242, 4242));
+  EXPECT_FALSE(isJitdumpName("/srv/xjit-4242.dump", 4242, 4242));
+  EXPECT_FALSE(isJitdumpName("/srv/jit-.dump", 0, 0));
+  EXPECT_FALSE(isJitdumpName("", 0, 0));
+}
+
+TEST(ProcessFiles, DescriptorOnAJitdumpIsToldByItsName) {
+  TempDir dir;
+  const std::string own = dir.file("jit-" + std::to_string(::getpid()) + ".dump");
+  const std::string other = dir.file("jit-1.dump");
+  int a = ::open(own.c_str(), O_CREAT | O_WRONLY, 0600);
+  int b = ::open(other.c_str(), O_CREAT | O_WRONLY, 0600);
+  ASSERT_GE(a, 0);
+  ASSERT_GE(b, 0);
+  EXPECT_TRUE(descriptorIsJitdump(::getpid(), a));
+  EXPECT_FALSE(descriptorIsJitdump(::getpid(), b));
+  EXPECT_FALSE(descriptorIsJitdump(::getpid(), -1));
+  ::close(a);
+  ::close(b);
+}
+
 TEST(ProcessFiles, DescriptorsOfAFileAreFound) {
   TempDir dir;
   std::string path = dir.file("jit-1.dump");

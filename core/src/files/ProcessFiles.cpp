@@ -311,23 +311,37 @@ std::optional<std::string> findPerfMapOfCore(uint64_t pid, const std::string &co
   return path;
 }
 
+bool isJitdumpName(std::string_view path, uint64_t pid, uint64_t namespacedPid) {
+  const size_t slash = path.rfind('/');
+  std::string_view name = slash == std::string_view::npos ? path : path.substr(slash + 1);
+  constexpr std::string_view kPrefix = "jit-", kSuffix = ".dump";
+  if (name.size() <= kPrefix.size() + kSuffix.size() || name.substr(0, kPrefix.size()) != kPrefix ||
+      name.substr(name.size() - kSuffix.size()) != kSuffix)
+    return false;
+  std::optional<uint64_t> named =
+      toNumber(name.substr(kPrefix.size(), name.size() - kPrefix.size() - kSuffix.size()));
+  return named && (*named == pid || *named == namespacedPid);
+}
+
 std::optional<std::string> jitdumpInMemoryMap(const std::vector<Mapping> &mappings,
                                               uint64_t pid, uint64_t namespacedPid) {
-  for (const Mapping &m : mappings) {
-    if (!m.execute || m.path.empty() || m.path[0] != '/')
-      continue;
-    const size_t slash = m.path.rfind('/');
-    std::string_view name = std::string_view(m.path).substr(slash + 1);
-    constexpr std::string_view kPrefix = "jit-", kSuffix = ".dump";
-    if (name.size() <= kPrefix.size() + kSuffix.size() || name.substr(0, 4) != kPrefix ||
-        name.substr(name.size() - kSuffix.size()) != kSuffix)
-      continue;
-    std::optional<uint64_t> named =
-        toNumber(name.substr(kPrefix.size(), name.size() - kPrefix.size() - kSuffix.size()));
-    if (named && (*named == pid || *named == namespacedPid))
+  for (const Mapping &m : mappings)
+    if (m.execute && !m.path.empty() && m.path[0] == '/' &&
+        isJitdumpName(m.path, pid, namespacedPid))
       return m.path;
-  }
   return std::nullopt;
+}
+
+bool descriptorIsJitdump(uint64_t pid, int fd, const std::string &procRoot) {
+  if (fd < 0)
+    return false;
+  const std::string link = procRoot + "/" + std::to_string(pid) + "/fd/" + std::to_string(fd);
+  char target[4096];
+  const ssize_t length = ::readlink(link.c_str(), target, sizeof(target));
+  if (length <= 0 || static_cast<size_t>(length) >= sizeof(target))
+    return false;
+  return isJitdumpName(std::string_view(target, static_cast<size_t>(length)), pid,
+                       readNamespacedPid(pid, procRoot));
 }
 
 std::optional<std::string> findJitdump(uint64_t pid, const std::vector<Mapping> &mappings,

@@ -95,6 +95,11 @@ PerfMapSearch searchPerfMap(uint64_t pid, const std::string &procRoot = "/proc")
 // before the core was (a later one is another process's with the same PID).
 std::optional<std::string> findPerfMapOfCore(uint64_t pid, const std::string &corePath);
 
+// Whether `path` names a jitdump of the process: jit-PID.dump after its PID
+// or its PID inside its PID namespace (perf's rule).
+bool isJitdumpName(std::string_view path, uint64_t pid, uint64_t namespacedPid);
+// Whether the process's descriptor `fd` is open on a file so named.
+bool descriptorIsJitdump(uint64_t pid, int fd, const std::string &procRoot = "/proc");
 // The jitdump a process announced the way perf expects: it maps the file
 // executable, and the file is named jit-PID.dump after the process's PID (or
 // its PID inside its PID namespace). The path as the process sees it.
