@@ -20,7 +20,8 @@ if [ "${JITSYM_PRIVATE_TMP:-}" = 1 ]; then
   exec 3</tmp
   mount -t tmpfs -o mode=1777 jitsym-tests /tmp || exit 125
   for name in ${JITSYM_PRIVATE_TMP_KEEP:-}; do
-    mkdir -p "/tmp/$name" && mount --bind "/proc/self/fd/3/$name" "/tmp/$name" || exit 125
+    mkdir -p "/tmp/$name" &&
+      mount --no-canonicalize --bind "/proc/self/fd/3/$name" "/tmp/$name" || exit 125
   done
   exec 3<&-
   if [ -n "${TMPDIR:-}" ]; then mkdir -p "$TMPDIR"; fi
