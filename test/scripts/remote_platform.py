@@ -45,7 +45,9 @@ def server_script(port, android_layout, no_shell_tools, as_nobody, keep):
     user = "setpriv --reuid=65534 --regid=65534 --clear-groups " if as_nobody else ""
     serve = f"{user}{env}{SERVER} platform --server --listen 127.0.0.1:{port}"
     # The old /tmp stays reachable at /mnt, for the kept paths below it.
-    lines = ["set -e", "mount --bind /tmp /mnt", "mount -t tmpfs jitsym-remote /tmp"]
+    # Recursively: a checkout under /tmp may be a mount of its own there (the
+    # private /tmp of test/scripts/private-tmp.sh binds it back).
+    lines = ["set -e", "mount --rbind /tmp /mnt", "mount -t tmpfs jitsym-remote /tmp"]
 
     def rebind(root, paths):
         for path in paths:
