@@ -37,20 +37,25 @@ std::optional<std::string> repairedFileName(std::string_view file, std::string_v
 }
 
 void repairV8FileNames(std::vector<JitLineEntry> &entries, std::string_view codeName,
-                       std::deque<std::string> &names) {
-  // Entries mostly share one name: repaired once per run of equal names.
-  std::string_view original;
-  std::optional<std::string> repaired;
-  bool first = true;
+                       std::list<std::string> &names) {
+  // Entries mostly share one name: looked at once per run of equal names, and
+  // copied only when it was damaged (this runs for every code load with lines).
+  std::string_view original, replacement;
+  bool first = true, lost = false;
   for (JitLineEntry &entry : entries) {
     if (first || entry.file != original) {
       first = false;
       original = entry.file;
-      repaired = repairedFileName(entry.file, codeName);
-      names.push_back(repaired.value_or(""));
+      replacement = original;
+      lost = false;
+      if (garbled(original)) {
+        std::optional<std::string> repaired = repairedFileName(original, codeName);
+        lost = !repaired;
+        replacement = names.emplace_back(repaired.value_or(""));
+      }
     }
-    entry.file = names.back();
-    if (!repaired)
+    entry.file = replacement;
+    if (lost)
       entry.line = 0; // a file name lost to V8: these addresses have no line
   }
 }

@@ -219,7 +219,7 @@ void JitdumpSymbols::loadLines(const JitCodeLoad &load, bool named) {
     entry.address = entry.address >= load.codeAddress + kPerfDebugAddressBias
                         ? entry.address - kPerfDebugAddressBias
                         : load.codeAddress;
-  std::deque<std::string> files; // backs the repaired names until set() copies them
+  std::list<std::string> files; // backs the repaired names until set() copies them
   repairV8FileNames(entries, load.name, files);
   lines_.set(load.codeAddress, entries);
   if (pendingLines_.empty() && !saved_) // else saved_ still names them

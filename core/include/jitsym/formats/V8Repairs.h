@@ -2,7 +2,7 @@
 // parsing: JitdumpParser reads the specification, this step knows V8.
 #pragma once
 
-#include <deque>
+#include <list>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -19,12 +19,13 @@ namespace jitsym {
 std::optional<std::string> repairedFileName(std::string_view file, std::string_view codeName);
 
 // The step applied to the line entries of a CODE_DEBUG_INFO once the CODE_LOAD
-// they describe is known: each file name is restored with repairedFileName
-// (the repaired names are kept in `names`, which the entries then point into);
-// an entry whose name is beyond repair gets line 0 (its addresses have no line
+// they describe is known: each damaged file name is restored with
+// repairedFileName (the restored names are kept in `names`, which the entries
+// then point into; intact names are left as they are, and `names` empty); an
+// entry whose name is beyond repair gets line 0 (its addresses have no line
 // rather than a wrong one).
 void repairV8FileNames(std::vector<JitLineEntry> &entries, std::string_view codeName,
-                       std::deque<std::string> &names);
+                       std::list<std::string> &names);
 
 // V8 (through at least 11.3, Node 20) writes the debug info of its baseline
 // (Sparkplug, "JS:^") code with bytecode offsets where code offsets belong, so
