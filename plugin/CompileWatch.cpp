@@ -48,7 +48,7 @@ void CompileWatch::update(lldb::SBTarget &target, WatchPlan plan,
     return;
   }
   if (installed() && watchesWrites_ == plan_.watchWrites &&
-      target.FindBreakpointByID(id_).IsValid())
+      watchesStdio_ == plan_.watchStdio && target.FindBreakpointByID(id_).IsValid())
     return;
   remove(target);
   // By name, so it resolves when the libraries load even if the process is not
@@ -57,6 +57,8 @@ void CompileWatch::update(lldb::SBTarget &target, WatchPlan plan,
   std::vector<const char *> names = {kAnnouncedHook};
   if (plan_.watchWrites)
     names.insert(names.end(), writeFunctions().begin(), writeFunctions().end());
+  if (plan_.watchWrites && plan_.watchStdio)
+    names.insert(names.end(), stdioFunctions().begin(), stdioFunctions().end());
   lldb::SBBreakpoint watch = target.BreakpointCreateByNames(
       names.data(), static_cast<uint32_t>(names.size()), lldb::eFunctionNameTypeFull,
       lldb::eLanguageTypeUnknown, /*offset=*/0, lldb::SBFileSpecList(), lldb::SBFileSpecList());
@@ -67,6 +69,7 @@ void CompileWatch::update(lldb::SBTarget &target, WatchPlan plan,
   watch.SetCallback(onStop, nullptr);
   id_ = watch.GetID();
   watchesWrites_ = plan_.watchWrites;
+  watchesStdio_ = plan_.watchWrites && plan_.watchStdio;
 }
 
 bool CompileWatch::onlyWatchStopped(lldb::SBProcess process) const {
@@ -96,9 +99,16 @@ bool CompileWatch::atAnnouncement(lldb::SBThread &thread) {
 }
 
 void CompileWatch::remove(lldb::SBTarget &target) {
-  if (installed() && target.IsValid())
+  if (installed() && target.IsValid()) {
+    earlierStops_ = stops(target);
     target.BreakpointDelete(id_);
+  }
   id_ = LLDB_INVALID_BREAK_ID;
+}
+
+uint64_t CompileWatch::stops(lldb::SBTarget &target) const {
+  lldb::SBBreakpoint watch = installed() ? target.FindBreakpointByID(id_) : lldb::SBBreakpoint();
+  return earlierStops_ + (watch.IsValid() ? watch.GetHitCount() : 0);
 }
 
 size_t CompileWatch::locations(lldb::SBTarget &target) const {
@@ -158,8 +168,13 @@ bool readInto(lldb::SBProcess &process, uint64_t address, uint64_t count, std::s
 
 // The names the watch breaks on besides the hook (glibc's, Linux).
 const std::vector<const char *> &CompileWatch::writeFunctions() {
-  static const std::vector<const char *> names = {"write",   "writev",   "pwrite64",
-                                                  "pwritev", "pwritev2", "fwrite"};
+  static const std::vector<const char *> names = {"write", "writev", "pwrite64", "pwritev",
+                                                  "pwritev2"};
+  return names;
+}
+
+const std::vector<const char *> &CompileWatch::stdioFunctions() {
+  static const std::vector<const char *> names = {"fwrite"};
   return names;
 }
 

@@ -15,7 +15,9 @@
 //  - at the entry of each fwrite(3) call, for runtimes that write their jitdump
 //    through a stdio FILE (V8's --perf-prof, into a 2 MiB buffer that reaches
 //    the file only when full): for a FILE on the jitdump, the callback reads
-//    what the FILE holds and the bytes about to be added to it.
+//    what the FILE holds and the bytes about to be added to it. Not while a
+//    perf map is followed: its writes announce the same code, for fewer stops
+//    (BEAM writes a jitdump line entry in two fwrite calls).
 // When what was announced may resolve a pending breakpoint or touches a
 // location, the callback syncs: LLDB resolves the breakpoint from the new JIT
 // module, or moves the location to the new code, before the runtime runs it.
@@ -56,6 +58,8 @@ struct WatchPlan {
   bool jvm = false;          // the target runs a JVM: Java names only
   bool watchWrites = false;  // the write family too (not in a JVM, nor where
                              // the hook announces)
+  bool watchStdio = false;   // and fwrite (with the write family, while no
+                             // perf map is followed)
   std::function<bool(lldb::SBModule &)> isJitModule;
 };
 
@@ -82,16 +86,21 @@ public:
   bool installed() const { return id_ != LLDB_INVALID_BREAK_ID; }
   // Locations the watch has (one per write function LLDB found).
   size_t locations(lldb::SBTarget &target) const;
+  // How many times the process stopped for the watch so far (its cost).
+  uint64_t stops(lldb::SBTarget &target) const;
 
   lldb::break_id_t id() const { return id_; }
 
   // At a stop of the write family: the call, with the bytes it writes.
   static std::optional<WriteCall> writeCallAt(lldb::SBThread &thread);
   static const std::vector<const char *> &writeFunctions();
+  static const std::vector<const char *> &stdioFunctions();
 
 private:
   lldb::break_id_t id_ = LLDB_INVALID_BREAK_ID;
   bool watchesWrites_ = false;
+  bool watchesStdio_ = false;
+  uint64_t earlierStops_ = 0; // of the watch's earlier breakpoints
   WatchPlan plan_;
   PendingBreakpoints pending_;
 };

@@ -62,6 +62,7 @@ void updateCompileWatch(TargetSync &state) {
   // Where a producer announces through the hook, its writes need no watch.
   plan.jvm = state.runsJvm();
   plan.watchWrites = !plan.jvm && !state.target().FindSymbols(kAnnouncedHook).GetSize();
+  plan.watchStdio = !state.followsPerfMap();
   plan.isJitModule = [&state](lldb::SBModule &module) { return state.ownsModule(module); };
   state.compileWatch.update(state.target(), std::move(plan), onCompileStop);
 }

@@ -96,10 +96,11 @@ public:
       const PendingBreakpoints &pending = state.compileWatch.pending();
       if (state.compileWatch.installed())
         result.Printf("compile watch: on, %zu stop location(s)%s: %zu breakpoint(s) "
-                      "pending, %zu location(s) in JIT code\n",
+                      "pending, %zu location(s) in JIT code; %llu compile stop(s) so far\n",
                       state.compileWatch.locations(target),
                       state.runsJvm() ? " (the announcement hook only: a JVM)" : "",
-                      pending.waiting(), pending.locations());
+                      pending.waiting(), pending.locations(),
+                      static_cast<unsigned long long>(state.compileWatch.stops(target)));
       else if (!state.settings().watchCompiles)
         result.Printf("compile watch: off (--watch-compiles off)\n");
       else

@@ -100,6 +100,9 @@ public:
   bool hasModules() const { return modules_ && modules_->size() > 0; }
   // Whether `module` is one of the JIT modules jitsym made for this target.
   bool ownsModule(const lldb::SBModule &module) const { return modules_ && modules_->owns(module); }
+  // Whether a perf map of this machine is followed (the compile watch then
+  // needs no stop at fwrite).
+  bool followsPerfMap() const { return sources_.mapPath().has_value(); }
   std::string status() const;
   const std::optional<ProcessIdentity> &process() const { return process_; }
 
