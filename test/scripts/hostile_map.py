@@ -5,6 +5,8 @@ usage: hostile_map.py PID ACTION...
   link          replace the map by a symbolic link to a copy of it
   long-name     append a symbol whose name is 10 MiB long (at the region + 0x800)
   endless-line  append 2 MiB with no newline
+  remove        remove the map (and the link's copy): a later process with
+                the PID must not meet a map given to another user, or a link
 """
 import os
 import shutil
@@ -15,8 +17,11 @@ def main(argv):
     if len(argv) < 2:
         sys.exit(__doc__)
     path = "/tmp/perf-%s.map" % argv[0]
-    with open(path) as f:
-        region = int(f.readline().split()[0], 16) & ~0xFFF
+
+    def region():
+        with open(path) as f:
+            return int(f.readline().split()[0], 16) & ~0xFFF
+
     actions = argv[1:]
     while actions:
         action = actions.pop(0)
@@ -28,10 +33,14 @@ def main(argv):
             os.symlink(path + ".real", path)
         elif action == "long-name":
             with open(path, "a") as f:
-                f.write("%x 10 %s\n" % (region + 0x800, "n" * (10 << 20)))
+                f.write("%x 10 %s\n" % (region() + 0x800, "n" * (10 << 20)))
         elif action == "endless-line":
             with open(path, "a") as f:
-                f.write("%x 10 %s" % (region + 0x900, "e" * (2 << 20)))
+                f.write("%x 10 %s" % (region() + 0x900, "e" * (2 << 20)))
+        elif action == "remove":
+            for leftover in (path, path + ".real"):
+                if os.path.lexists(leftover):
+                    os.unlink(leftover)
         else:
             sys.exit("hostile_map.py: unknown action " + action)
 
