@@ -35,6 +35,10 @@ std::optional<uint64_t> leadingBytesDigest(const std::string &path, uint64_t byt
   return llvm::xxh3_64bits(llvm::arrayRefFromStringRef(content));
 }
 
+int64_t modifiedNs(const struct stat &st) {
+  return static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
+}
+
 } // namespace
 
 std::optional<EarlierMap> earlierMap(const std::string &path) {
@@ -42,10 +46,15 @@ std::optional<EarlierMap> earlierMap(const std::string &path) {
   if (::stat(path.c_str(), &st) != 0)
     return std::nullopt;
   const uint64_t bytes = static_cast<uint64_t>(st.st_size);
-  return EarlierMap{path, bytes, leadingBytesDigest(path, bytes).value_or(0)};
+  return EarlierMap{path, bytes, leadingBytesDigest(path, bytes).value_or(0), modifiedNs(st)};
 }
 
 bool stillBeginsWith(const EarlierMap &earlier) {
+  struct stat st;
+  if (::stat(earlier.path.c_str(), &st) != 0)
+    return false;
+  if (static_cast<uint64_t>(st.st_size) == earlier.bytes && modifiedNs(st) != earlier.modifiedNs)
+    return false; // written since without growing: rewritten
   return leadingBytesDigest(earlier.path, earlier.bytes) == earlier.digest;
 }
 
