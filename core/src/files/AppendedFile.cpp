@@ -117,10 +117,14 @@ void AppendedFile::remember(int fd, uint64_t consumed) {
   if (length == 0)
     return;
   const uint64_t last = consumed - length;
+  std::optional<uint64_t> previous; // samples_ may lack it: see below
   for (unsigned k = 0; k <= kInnerSamples + 1; ++k) {
     const uint64_t at = last * k / (kInnerSamples + 1);
-    if (k > 0 && at == samples_.back().offset)
+    if (previous == at)
       continue;
+    previous = at;
+    // A file truncated since it was read has fewer bytes than `consumed`: the
+    // samples past its end are not taken (the next open sees it shrank).
     Sample sample{at, {}};
     if (preadExact(fd, at, static_cast<size_t>(length), sample.bytes))
       samples_.push_back(std::move(sample));
