@@ -69,7 +69,7 @@ public:
       if (position && position->offset == *size)
         atEnd.push_back(fd);
     }
-    return stdio_.unflushed(target, process, atEnd, *size);
+    return stdio_.unflushed(target, process, atEnd);
   }
   std::optional<EarlierMap> mapBeforeExec(const std::string &path) const override {
     return earlierMap(path);
@@ -91,19 +91,17 @@ public:
       write.to = PendingWrite::To::Jitdump;
     else
       return std::nullopt;
-    std::optional<uint64_t> size =
-        fileSize("/proc/" + std::to_string(pid) + "/fd/" + std::to_string(call->fd));
-    if (!size)
-      return write;
     if (call->buffered) {
       // Into the FILE's buffer: after what it holds, which follows the file.
-      write.bytes = stdio_.unflushed(target_, process, {call->fd}, *size) + call->bytes(process);
+      write.bytes = stdio_.unflushed(target_, process, {call->fd}) + call->bytes(process);
       return write;
     }
     // The bytes follow the file's end only if they land there; otherwise the
     // file alone is read.
     std::optional<DescriptorPosition> position = readDescriptorPosition(pid, call->fd);
-    if (!position)
+    std::optional<uint64_t> size =
+        fileSize("/proc/" + std::to_string(pid) + "/fd/" + std::to_string(call->fd));
+    if (!position || !size)
       return write;
     const bool atEnd = call->offset ? *call->offset == *size
                                     : position->appends || position->offset == *size;

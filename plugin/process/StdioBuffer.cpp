@@ -18,7 +18,7 @@ constexpr uint64_t kMaxPending = 64ull << 20;   // glibc buffers are far smaller
 } // namespace
 
 std::string StdioBuffer::unflushed(lldb::SBTarget &target, lldb::SBProcess &process,
-                                   const std::vector<int> &descriptors, uint64_t fileSize) {
+                                   const std::vector<int> &descriptors) {
   if (descriptors.empty() || target.GetAddressByteSize() != sizeof(void *))
     return {};
   if (!listHead_) {
@@ -52,27 +52,10 @@ std::string StdioBuffer::unflushed(lldb::SBTarget &target, lldb::SBProcess &proc
       if ((copy._flags & kNoWrites) != 0 || base == 0 || end <= base ||
           end - base > kMaxPending || base < bufferStart || end > bufferEnd)
         return {};
-      // The same FILE, not flushed since (the file did not grow): what was
-      // read stays, if its last bytes are still there, and only the rest is read.
-      std::string bytes;
-      if (last_ && last_->file == file && last_->base == base && last_->fileSize == fileSize &&
-          last_->bytes.size() <= end - base) {
-        const size_t check = std::min<size_t>(last_->bytes.size(), 64);
-        std::string tail(check, '\0');
-        const uint64_t at = base + last_->bytes.size() - check;
-        if (process.ReadMemory(at, tail.data(), check, error) == check && error.Success() &&
-            tail == std::string_view(last_->bytes).substr(last_->bytes.size() - check))
-          bytes = std::move(last_->bytes);
-      }
-      last_.reset();
-      const size_t have = bytes.size();
-      bytes.resize(end - base);
-      const size_t want = bytes.size() - have;
-      if (want > 0 &&
-          (process.ReadMemory(base + have, bytes.data() + have, want, error) != want ||
-           error.Fail()))
+      std::string bytes(end - base, '\0');
+      if (process.ReadMemory(base, bytes.data(), bytes.size(), error) != bytes.size() ||
+          error.Fail())
         return {};
-      last_ = LastRead{file, base, fileSize, bytes};
       return bytes;
     }
     file = reinterpret_cast<uintptr_t>(copy._chain);

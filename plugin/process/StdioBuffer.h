@@ -25,26 +25,13 @@ class StdioBuffer {
 public:
   // The bytes buffered for output on any of `descriptors` (nothing found: an
   // empty string; the process does not use glibc's stdio, or not for them).
-  // `fileSize`: the file's size now; while it stays the same, the buffer has
-  // not been flushed and only grew, so only its new bytes are read.
   std::string unflushed(lldb::SBTarget &target, lldb::SBProcess &process,
-                        const std::vector<int> &descriptors, uint64_t fileSize);
+                        const std::vector<int> &descriptors);
   // The process changed (exec, relaunch): look the list up again.
-  void forget() {
-    listHead_.reset();
-    last_.reset();
-  }
+  void forget() { listHead_.reset(); }
 
 private:
-  // What the last call read: the compile watch stops at every fwrite into a
-  // buffer of up to 2 MiB (V8's); read whole each time, the bytes read would
-  // grow with the square of the records.
-  struct LastRead {
-    uint64_t file = 0, base = 0, fileSize = 0;
-    std::string bytes;
-  };
   std::optional<uint64_t> listHead_; // address of _IO_list_all, 0 when absent
-  std::optional<LastRead> last_;
 };
 
 } // namespace jitsym::plugin
