@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "jitsym/objects/DebugObject.h"
+#include "jitsym/objects/LldbSymbols.h"
 #include "jitsym/plan/RegionPlanner.h"
 
 namespace jitsym::plugin {
@@ -125,9 +126,16 @@ PublishReport Publisher::publish(lldb::SBDebugger &debugger, lldb::SBTarget &tar
       bool any = false;
       std::vector<DebugFunction> functions =
           debugFunctionsIn(in.table, module->section, in.lines, in.unwind, any, isData);
-      if (any)
+      if (any) {
+        std::vector<const Symbol *> all;
+        in.table.forEachInRange(module->section.start, module->section.end,
+                                [&](const Symbol &symbol) {
+                                  if (symbol.address >= module->section.start)
+                                    all.push_back(&symbol);
+                                });
         err = modules.attachDebugInfo(debugger, target, key, functions, in.lines, in.unwind,
-                                      in.plausible);
+                                      in.plausible, lldbSymbolsOf(in.table, all, isData));
+      }
     }
     if (!err) {
       refused_.erase(key);

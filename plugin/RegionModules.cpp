@@ -3,7 +3,11 @@
 
 #include <unistd.h>
 
+#include <algorithm>
+#include <optional>
+
 #include "jitsym/objects/LldbCommand.h"
+#include "jitsym/objects/LldbSymbols.h"
 #include "jitsym/files/PrivateDir.h"
 #include "jitsym/objects/SymbolFileWriter.h"
 #include "jitsym/objects/UnwindObject.h"
@@ -69,8 +73,9 @@ void RegionModules::discard(lldb::SBTarget &target, RegionModule &region) {
   }
   for (const std::string &file : region.files)
     ::unlink(file.c_str());
-  if (!region.directory.empty())
-    ::rmdir(region.directory.c_str());
+  for (const std::string *directory : {&region.directory, &region.objectDirectory})
+    if (!directory->empty())
+      ::rmdir(directory->c_str()); // the object's stays while a newer module's object is in it
   region.files.clear();
   region.module = lldb::SBModule();
 }
@@ -115,9 +120,20 @@ llvm::Error RegionModules::create(lldb::SBDebugger &debugger, lldb::SBTarget &ta
                                   const SymbolTable &table, const PlannedRegion &planned,
                                   SymbolPredicate isData) {
   const uint64_t key = planned.section.start;
-  remove(target, key);
-  if (planned.symbols.empty())
+  // The module at `key` now, if any, is replaced rather than removed (below).
+  std::optional<RegionModule> previous;
+  if (auto it = regions_.find(key); it != regions_.end()) {
+    previous = std::move(it->second);
+    regions_.erase(it);
+  }
+  auto dropPrevious = [&] {
+    if (previous)
+      discard(target, *previous);
+  };
+  if (planned.symbols.empty()) {
+    dropPrevious();
     return llvm::Error::success();
+  }
 
   RegionModule region;
   region.section = planned.section;
@@ -128,16 +144,33 @@ llvm::Error RegionModules::create(lldb::SBDebugger &debugger, lldb::SBTarget &ta
   region.generation = last == generations_.end() ? 0 : last->second + 1;
   region.uuid = regionUuid(table, planned,
                            identity_ + "/g" + std::to_string(region.generation));
+  // The object keeps one path for the key, its later files go by generation.
+  llvm::Expected<std::string> objectDirectory =
+      privateSubdirectory(directory_, RegionFiles::directory(planned.section));
   llvm::Expected<std::string> directory =
       privateSubdirectory(directory_, RegionFiles::directory(planned.section, region.generation));
-  if (!directory)
-    return directory.takeError();
-  region.directory = *directory;
-  const std::string objectPath = region.directory + "/" + RegionFiles::kObject;
-  if (llvm::Error err =
-          writeFileAtomically(objectPath, buildUnwindObject(planned.section, region.uuid)))
+  if (!objectDirectory || !directory) {
+    dropPrevious();
+    llvm::Error err = llvm::joinErrors(objectDirectory.takeError(), directory.takeError());
     return err;
+  }
+  region.directory = *directory;
+  region.objectDirectory = *objectDirectory;
+  const std::string objectPath = region.objectDirectory + "/" + RegionFiles::kObject;
+  // The symbols go in the object's .symtab: LLDB resolves breakpoints in a
+  // module from them as it adds it, and reads them far faster than JSON.
+  std::vector<LldbSymbol> symbols = lldbSymbolsOf(table, planned.symbols, isData);
+  if (previous && previous->module.IsValid())
+    target.ClearModuleLoadAddress(previous->module); // its traps go first
+  if (llvm::Error err = writeFileAtomically(
+          objectPath, buildUnwindObject(planned.section, region.uuid, std::move(symbols)))) {
+    dropPrevious();
+    return err;
+  }
   region.files.push_back(objectPath);
+  if (previous) // the path is the new module's now
+    previous->files.erase(std::remove(previous->files.begin(), previous->files.end(), objectPath),
+                          previous->files.end());
 
   // Added by spec, not as an SBModule: LLDB 22's AddModule(SBModule&) holds
   // the target's module-list lock while it tells the process about the new
@@ -145,9 +178,14 @@ llvm::Error RegionModules::create(lldb::SBDebugger &debugger, lldb::SBTarget &ta
   // unwinding a stop, takes the two in the other order: a deadlock (DESIGN,
   // "One module per region"). AddModule(SBModuleSpec&) appends through
   // Target::GetOrCreateModule, which lets the list's lock go first.
+  // With the UUID and the path of the module it follows, LLDB replaces that
+  // module (Breakpoint::ModuleReplaced): a breakpoint's locations there move
+  // to the new module's code, or leave the list when it has none for them.
   lldb::SBModuleSpec moduleSpec;
   moduleSpec.SetFileSpec(lldb::SBFileSpec(objectPath.c_str(), false));
+  moduleSpec.SetUUIDBytes(region.uuid.data(), region.uuid.size());
   region.module = target.AddModule(moduleSpec);
+  dropPrevious(); // already replaced: only its other files go
   if (!region.module.IsValid()) {
     discard(target, region);
     return lldbError(objectPath + ": LLDB could not add the module");
@@ -158,13 +196,9 @@ llvm::Error RegionModules::create(lldb::SBDebugger &debugger, lldb::SBTarget &ta
     discard(target, region);
     return lldbError(objectPath + ": LLDB could not load it: " + loadError.GetCString());
   }
-  if (llvm::Error err =
-          attachSymbolFile(debugger, target, region,
-                           region.directory + "/" + RegionFiles::symbols(), table,
-                           planned.symbols, isData)) {
-    discard(target, region);
-    return err;
-  }
+  region.symbols = planned.symbols.size();
+  for (const Symbol *symbol : planned.symbols)
+    region.dataSymbols += isData(*symbol);
   regions_.emplace(key, std::move(region));
   return llvm::Error::success();
 }
@@ -185,13 +219,15 @@ llvm::Error RegionModules::attachDebugInfo(lldb::SBDebugger &debugger, lldb::SBT
                                            uint64_t key,
                                            const std::vector<DebugFunction> &functions,
                                            const LineTables &lines, const UnwindTables &unwind,
-                                           LinePlausible plausible) {
+                                           LinePlausible plausible,
+                                           std::vector<LldbSymbol> symbols) {
   auto it = regions_.find(key);
   if (it == regions_.end())
     return lldbError("no module for the region");
   RegionModule &region = it->second;
   llvm::Expected<std::string> image = buildDebugObject(
-      region.section, region.uuid, RegionFiles::kObject, functions, lines, unwind, plausible);
+      region.section, region.uuid, RegionFiles::kObject, functions, lines, unwind, plausible,
+      std::move(symbols));
   if (!image)
     return image.takeError();
   // The previous one stays until the module goes: LLDB may still read it.

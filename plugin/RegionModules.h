@@ -1,13 +1,16 @@
 // The LLDB side of the JIT symbols of one process: one module per planned region
 // (core RegionPlanner.h), keyed by its section's start. A module is an unwind
 // object (ELF: code section + frame-pointer .eh_frame, see core UnwindObject.h)
-// plus JSON symbol files attached with `target symbols add`. Additions go in as
-// small delta files; a region whose code was replaced or freed is made again as
-// a new module, because LLDB can add symbols to a module but never remove them.
-// A region with source lines also gets a debug object (core DebugObject.h) after
-// its JSON files: each `target symbols add` replaces the module's symbol file
-// (the JSON symbols stay in its symbol table), so the debug object is written
-// again after every delta.
+// that carries the region's symbols in its .symtab; symbols added later go in
+// as small JSON delta files attached with `target symbols add`. A region whose
+// code was replaced or freed is made again as a new module, because LLDB can
+// add symbols to a module but never remove them: its object, at the same path
+// with a new UUID, replaces the old module, so LLDB moves breakpoint locations
+// to the new module's code (Breakpoint::ModuleReplaced) and drops those with
+// no code left. A region with source lines also gets a debug object (core
+// DebugObject.h) after its JSON files: each `target symbols add` replaces the
+// module's symbol file (the JSON symbols stay in its symbol table), so the
+// debug object is written again after every delta.
 #pragma once
 
 #include <cstdint>
@@ -34,7 +37,8 @@ struct RegionModule {
   uint64_t dataSymbols = 0; // of `symbols`, given to LLDB as data
   UuidBytes uuid{};
   lldb::SBModule module;
-  std::string directory;
+  std::string directory;       // its JSON deltas and debug objects
+  std::string objectDirectory; // its object, at one path for every generation
   std::vector<std::string> files; // to delete when the module goes
 };
 
@@ -56,11 +60,12 @@ public:
                      const SymbolTable &table, const std::vector<const Symbol *> &symbols,
                      SymbolPredicate isData);
   // Gives the module of region `key` the source lines and unwind tables of
-  // its functions (all of the region's live functions, with them or without).
+  // its functions (all of the region's live functions, with them or without),
+  // and all of its symbols again (DebugObject.h says why).
   llvm::Error attachDebugInfo(lldb::SBDebugger &debugger, lldb::SBTarget &target, uint64_t key,
                               const std::vector<DebugFunction> &functions,
                               const LineTables &lines, const UnwindTables &unwind,
-                              LinePlausible plausible);
+                              LinePlausible plausible, std::vector<LldbSymbol> symbols);
   // Removes the module of region `key` from `target` and deletes its files.
   void remove(lldb::SBTarget &target, uint64_t key);
   // Removes every module from `target` and deletes the files.

@@ -5,9 +5,10 @@ every symbol of the map in a JIT module, at its address, with its name.
 usage: region_session.py SCENARIO PLUGIN TINYJIT
 
 scenarios:
-  page-multiple  one window whose JSON symbol file would be 16 KiB exactly, a
-                 size LLDB misreads (it takes the mapped file's length with
-                 strlen): jitsym must write another size, and LLDB load it
+  page-multiple  one window whose delta JSON symbol file would be 16 KiB
+                 exactly, a size LLDB misreads (it takes the mapped file's
+                 length with strlen): jitsym must write another size, and LLDB
+                 load it
   many-windows   tinyjit --bulk 100000 spread over 256 MiB (256 windows): the
                  first sync at the stop must give LLDB every symbol
   refused-region two regions in one window change at one sync and one of them
@@ -50,8 +51,8 @@ def check(expected, target):
 
 
 def window_json_size(triple, symbols):
-    """The size of the JSON symbol file jitsym renders for a new module with
-    `symbols` if it wrote it as is (nlohmann::json, indent 1)."""
+    """The size of the JSON symbol file jitsym renders for `symbols` added to a
+    module if it wrote it as is (nlohmann::json, indent 1)."""
     doc = {"triple": triple, "uuid": "0" * 36, "type": "jit",
            "symbols": [{"name": n, "type": "code", "address": a, "size": s}
                        for a, s, n in symbols]}
@@ -71,16 +72,26 @@ if scenario == "page-multiple":
     assert 0 < extra < 4000, extra
     symbols[0] = (symbols[0][0], 0x40, "fn_000" + "x" * extra)
     print("JSON as rendered plainly: %d bytes" % window_json_size(target.GetTriple(), symbols))
+    # A first sync makes the region's module (its symbols in the object's
+    # .symtab); the 150 symbols appended after it go to LLDB as a JSON delta.
+    seed = (base + 0x2f80, 0x40, "seed")
     map_path = os.path.join(work, "page-multiple.map")
     with open(map_path, "w") as out:
+        out.write("%x %x %s\n" % seed)
+    run("jit-sync --map " + map_path)
+    with open(map_path, "a") as out:
         for address, size, name in symbols:
             out.write("%x %x %s\n" % (address, size, name))
     print(run("jit-sync --map " + map_path).strip())
     # Beside this target's JIT modules (other sessions share JITSYM_DIR).
-    written = [os.path.join(m.GetFileSpec().GetDirectory(), "jit.json")
-               for m in target.module_iter()
-               if m.GetFileSpec().fullpath.startswith(os.environ["JITSYM_DIR"])]
+    process_dirs = {os.path.dirname(m.GetFileSpec().GetDirectory())
+                    for m in target.module_iter()
+                    if m.GetFileSpec().fullpath.startswith(os.environ["JITSYM_DIR"])}
+    written = [os.path.join(d, region, name) for d in process_dirs
+               for region in os.listdir(d) for name in os.listdir(os.path.join(d, region))
+               if name.startswith("jit.d") and name.endswith(".json")]
     print("JSON written: %s bytes" % sorted(os.path.getsize(f) for f in written))
+    symbols.append(seed)
     check(symbols, target)
 elif scenario == "refused-region":
     target = debugger.CreateTarget(tinyjit)

@@ -185,3 +185,46 @@ TEST(UnwindObject, DifferentUuidOnlyChangesTheNote) {
   EXPECT_EQ(differing, 1u);
   EXPECT_EQ(buildUnwindObject({kStart, kEnd}, a), ia); // deterministic
 }
+
+// The symbols a live module's object carries: each in .text, code as
+// functions and data as objects, in the order given (an alias after its
+// symbol), and a name cut at its first NUL as ELF strings are.
+TEST(UnwindObject, SymbolTable) {
+  std::vector<LldbSymbol> symbols = {
+      {"JS:*crunch /app.js:3:22", kStart + 0x40, 0x80, false},
+      {"crunch", kStart + 0x40, 0x80, false},
+      {"JS:~idle /app.js:9:1", kStart + 0x100, 0x20, true},
+      {std::string("cut\0here", 8), kStart + 0x200, 0x10, false}};
+  auto object = parse(buildUnwindObject({kStart, kEnd}, testUuid(), symbols));
+  ASSERT_TRUE(object);
+  std::vector<std::string> seen;
+  for (const llvm::object::SymbolRef &symbol : object->symbols()) {
+    llvm::Expected<llvm::StringRef> name = symbol.getName();
+    llvm::Expected<uint64_t> address = symbol.getAddress();
+    llvm::Expected<llvm::object::SymbolRef::Type> type = symbol.getType();
+    llvm::Expected<llvm::object::section_iterator> section = symbol.getSection();
+    ASSERT_TRUE(name && address && type && section);
+    ASSERT_NE(*section, object->section_end());
+    llvm::Expected<llvm::StringRef> sectionName = (*section)->getName();
+    ASSERT_TRUE(bool(sectionName));
+    EXPECT_EQ(*sectionName, ".text");
+    const uint64_t size = llvm::object::ELFSymbolRef(symbol).getSize();
+    seen.push_back(name->str() + "@" + std::to_string(*address - kStart) + "+" +
+                   std::to_string(size) +
+                   (*type == llvm::object::SymbolRef::ST_Function ? " code" : " data"));
+  }
+  EXPECT_EQ(seen, (std::vector<std::string>{"JS:*crunch /app.js:3:22@64+128 code",
+                                            "crunch@64+128 code",
+                                            "JS:~idle /app.js:9:1@256+32 data",
+                                            "cut@512+16 code"}));
+}
+
+TEST(UnwindObject, NoSymbolTableWithoutSymbols) {
+  auto object = parse(buildUnwindObject({kStart, kEnd}, testUuid()));
+  ASSERT_TRUE(object);
+  for (const llvm::object::SectionRef &section : object->sections()) {
+    llvm::Expected<llvm::StringRef> name = section.getName();
+    ASSERT_TRUE(bool(name));
+    EXPECT_NE(*name, ".symtab");
+  }
+}

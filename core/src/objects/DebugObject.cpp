@@ -138,7 +138,7 @@ Expected<std::string> buildDebugObject(const AddressRange &textRange, const Uuid
                                        std::string_view unitName,
                                        const std::vector<DebugFunction> &unsorted,
                                        const LineTables &lines, const UnwindTables &unwind,
-                                       LinePlausible plausible) {
+                                       LinePlausible plausible, std::vector<LldbSymbol> symbols) {
   std::vector<DebugFunction> functions = unsorted;
   std::sort(functions.begin(), functions.end(),
             [](const DebugFunction &a, const DebugFunction &b) { return a.start < b.start; });
@@ -233,8 +233,10 @@ Expected<std::string> buildDebugObject(const AddressRange &textRange, const Uuid
 
   ElfImageSpec spec;
   spec.buildId = buildId;
-  // No load segment and no symbol table: the module's unwind object places the
-  // window, and a symbol table here would take precedence over the JSON symbols.
+  // No load segment: the module's object places the window. A symbol table
+  // only when the object has one too (see the header); one here would take
+  // precedence over the JSON symbols of an exported window.
+  spec.symbols = std::move(symbols);
   spec.sections.push_back(codeSection(textRange));
   spec.sections.push_back(debugSection(".debug_abbrev", std::move(abbrev)));
   spec.sections.push_back(debugSection(".debug_info", std::move(info)));

@@ -23,6 +23,37 @@ std::string buildIdNote(const UuidBytes &buildId) {
   return note;
 }
 
+// .symtab and .strtab for `symbols`, defined in header index `textIndex`;
+// .strtab will be at header index `stringsIndex`.
+std::pair<ElfSection, ElfSection> symbolTable(const std::vector<LldbSymbol> &symbols,
+                                              uint16_t textIndex, uint32_t stringsIndex) {
+  ElfSection table, strings;
+  table.name = ".symtab";
+  table.type = ELF::SHT_SYMTAB;
+  table.alignment = 8;
+  table.entrySize = sizeof(ELF::Elf64_Sym);
+  table.link = stringsIndex;
+  table.info = 1; // the first global symbol: all but the null one
+  strings.name = ".strtab";
+  strings.type = ELF::SHT_STRTAB;
+  strings.bytes.assign(1, '\0');
+  Writer w(table.bytes);
+  table.bytes.append(sizeof(ELF::Elf64_Sym), '\0'); // the null symbol
+  for (const LldbSymbol &symbol : symbols) {
+    w.put<uint32_t>(static_cast<uint32_t>(strings.bytes.size()));
+    // A name ends at its first NUL, as in every ELF string table.
+    strings.bytes.append(symbol.name.c_str());
+    strings.bytes.push_back('\0');
+    w.put<uint8_t>(static_cast<uint8_t>(
+        (ELF::STB_GLOBAL << 4) | (symbol.data ? ELF::STT_OBJECT : ELF::STT_FUNC)));
+    w.put<uint8_t>(ELF::STV_DEFAULT);
+    w.put<uint16_t>(textIndex);
+    w.put<uint64_t>(symbol.address);
+    w.put<uint64_t>(symbol.size);
+  }
+  return {std::move(table), std::move(strings)};
+}
+
 } // namespace
 
 ElfSection codeSection(const AddressRange &text) {
@@ -43,6 +74,13 @@ std::string writeElfImage(const ElfImageSpec &spec) {
   note.bytes = buildIdNote(spec.buildId);
   note.alignment = 4;
   sections.push_back(std::move(note));
+  if (!spec.symbols.empty() && !spec.sections.empty()) {
+    // Header indices count the null header: sections[i] is at i + 1.
+    const uint32_t stringsIndex = static_cast<uint32_t>(sections.size()) + 2;
+    auto [table, strings] = symbolTable(spec.symbols, 1, stringsIndex);
+    sections.push_back(std::move(table));
+    sections.push_back(std::move(strings));
+  }
   std::string names(1, '\0');
   std::vector<uint32_t> nameOffsets;
   for (const ElfSection &s : sections) {
@@ -116,10 +154,10 @@ std::string writeElfImage(const ElfImageSpec &spec) {
     w.put<uint64_t>(s.address);
     w.put<uint64_t>(s.type == ELF::SHT_NOBITS ? 0 : offsets[i]);
     w.put<uint64_t>(s.type == ELF::SHT_NOBITS ? s.noBitsSize : s.bytes.size());
-    w.put<uint32_t>(0); // link
-    w.put<uint32_t>(0); // info
+    w.put<uint32_t>(s.link);
+    w.put<uint32_t>(s.info);
     w.put<uint64_t>(s.alignment);
-    w.put<uint64_t>(0); // entsize
+    w.put<uint64_t>(s.entrySize);
   }
   return image;
 }

@@ -3,7 +3,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "jitsym/symbols/RuntimeNames.h"
+#include "jitsym/objects/LldbSymbols.h"
 
 namespace jitsym {
 
@@ -28,23 +28,13 @@ std::string renderSymbolFile(const SymbolFileSpec &spec, const SymbolTable &tabl
     doc["sections"] = std::move(sections);
   }
   nlohmann::ordered_json list = nlohmann::ordered_json::array();
-  auto add = [&](std::string name, const char *type, const Symbol &symbol) {
+  for (LldbSymbol &symbol : lldbSymbolsOf(table, symbols, isData)) {
     nlohmann::ordered_json entry;
-    entry["name"] = std::move(name);
-    entry["type"] = type;
+    entry["name"] = std::move(symbol.name);
+    entry["type"] = symbol.data ? "data" : "code";
     entry["address"] = symbol.address;
     entry["size"] = symbol.size;
     list.push_back(std::move(entry));
-  };
-  for (const Symbol *symbol : symbols) {
-    const std::string_view name = table.name(*symbol);
-    const bool data = isData && isData(*symbol);
-    add(std::string(name), data ? "data" : "code", *symbol);
-    // The alias comes after: at one address and size, LLDB names the address
-    // by the symbol listed first.
-    if (!data)
-      if (std::string typed = nameAsTyped(name); !typed.empty())
-        add(std::move(typed), "code", *symbol);
   }
   doc["symbols"] = std::move(list);
   std::string text = doc.dump(1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";

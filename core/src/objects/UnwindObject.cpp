@@ -56,8 +56,10 @@ std::string buildEhFrame(const AddressRange &text) {
 
 } // namespace
 
-std::string buildUnwindObject(const AddressRange &text, const UuidBytes &buildId) {
+std::string buildUnwindObject(const AddressRange &text, const UuidBytes &buildId,
+                              std::vector<LldbSymbol> symbols) {
   ElfImageSpec spec;
+  spec.symbols = std::move(symbols);
   spec.buildId = buildId;
   spec.loadSegment = text;
   spec.sections.push_back(codeSection(text));

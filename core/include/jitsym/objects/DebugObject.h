@@ -15,6 +15,7 @@
 #include <string_view>
 #include <vector>
 
+#include "jitsym/objects/LldbSymbols.h"
 #include "jitsym/symbols/LineTables.h"
 #include "jitsym/plan/Regions.h"
 #include "jitsym/symbols/SymbolTable.h"
@@ -48,11 +49,16 @@ std::vector<DebugFunction> debugFunctionsIn(const SymbolTable &table, const Addr
 // function are dropped, and so are those of a file without a name) and their
 // unwind tables from `unwind`. The name of the compile unit is `unitName`.
 // Names are written up to their first NUL, where DWARF strings end.
+// `symbols`, for a live module whose object carries the window's symbols in
+// its .symtab: all of them again, in this file's .symtab. Once this file is
+// the module's symbol file, LLDB takes the module's sections from it (the
+// object's .symtab among them is gone) and may read the symbol table anew.
 llvm::Expected<std::string> buildDebugObject(const AddressRange &text, const UuidBytes &buildId,
                                              std::string_view unitName,
                                              const std::vector<DebugFunction> &functions,
                                              const LineTables &lines,
                                              const UnwindTables &unwind,
-                                             LinePlausible plausible = nullptr);
+                                             LinePlausible plausible = nullptr,
+                                             std::vector<LldbSymbol> symbols = {});
 
 } // namespace jitsym

@@ -25,14 +25,11 @@ struct SymbolFileSpec {
 
 // Renders the file. `symbols` are entries of `table`; names that are not valid
 // UTF-8 have the offending bytes replaced (JSON text must be UTF-8). The size
-// is never one LLDB misreads (see lldbMisreadsJsonOfSize). A symbol `isData`
-// says is data gets "type": "data": LLDB names its addresses but resolves no
-// breakpoint by name or regex there (checked on LLDB 22), so no trap is ever
-// written into what is not code. A code symbol whose name a runtime decorated
-// ("JS:*f /app.js:1:2", "long Hot.work(int)") is followed by an alias under the
-// name users type (nameAsTyped), at the same address and of the same size:
-// `breakpoint set -n f` finds it, while `bt` and `image lookup` keep the full
-// name, LLDB naming an address by the first of equal symbols (LLDB 22).
+// is never one LLDB misreads (see lldbMisreadsJsonOfSize). The symbols and
+// their aliases are lldbSymbolsOf's. A symbol `isData` says is data gets
+// "type": "data": LLDB names its addresses but resolves no breakpoint by name
+// or regex there (checked on LLDB 22), so no trap is ever written into what is
+// not code.
 std::string renderSymbolFile(const SymbolFileSpec &spec, const SymbolTable &table,
                              const std::vector<const Symbol *> &symbols,
                              SymbolPredicate isData = nullptr);

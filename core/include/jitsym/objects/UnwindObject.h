@@ -6,12 +6,15 @@
 // frame-pointer rule (CFA = rbp+16, return address at CFA-8, caller's rbp at
 // CFA-16) is what LLDB prefers for caller frames, so backtraces through JIT code
 // are exactly the frame-pointer unwind they were without symbols. The object has
-// no symbols and no code bytes: names come from JSON symbol files that carry the
-// object's build-id as their UUID, and code is read from the live process.
+// no code bytes: code is read from the live process. Names come from its own
+// .symtab, or from JSON symbol files that carry its build-id as their UUID.
 #pragma once
 
 #include <cstdint>
 #include <string>
+#include <vector>
+
+#include "jitsym/objects/LldbSymbols.h"
 
 #include "jitsym/plan/Regions.h"
 #include "jitsym/plan/Uuid.h"
@@ -19,6 +22,10 @@
 namespace jitsym {
 
 // Returns the ELF image (x86-64 only; the caller checks the architecture).
-std::string buildUnwindObject(const AddressRange &text, const UuidBytes &buildId);
+// With `symbols`, the image carries them in its .symtab: LLDB resolves a
+// breakpoint in a module from its object's own symbols as the module is added,
+// which it does not for symbols of a JSON file added after it.
+std::string buildUnwindObject(const AddressRange &text, const UuidBytes &buildId,
+                              std::vector<LldbSymbol> symbols = {});
 
 } // namespace jitsym
