@@ -112,4 +112,10 @@ bool PendingBreakpoints::touchesLocation(uint64_t address, uint64_t size) const 
   return first != locations_.end() && *first - address < size;
 }
 
+std::vector<uint64_t> PendingBreakpoints::locationsIn(uint64_t begin, uint64_t end) const {
+  auto first = std::lower_bound(locations_.begin(), locations_.end(), begin);
+  auto last = std::lower_bound(first, locations_.end(), end);
+  return {first, last};
+}
+
 } // namespace jitsym::plugin

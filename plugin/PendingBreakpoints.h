@@ -44,6 +44,8 @@ public:
   bool mayResolveFile(std::string_view file) const;
   // Whether [address, address + size) holds a location: the code there changed.
   bool touchesLocation(uint64_t address, uint64_t size) const;
+  // The locations in [begin, end), ascending.
+  std::vector<uint64_t> locationsIn(uint64_t begin, uint64_t end) const;
 
 private:
   std::vector<std::string> names_;

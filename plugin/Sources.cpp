@@ -77,6 +77,7 @@ public:
   void onWithdrawnRecord(uint64_t offset) override { symbols_.onWithdrawnRecord(offset); }
   bool matched = false;
   std::vector<uint64_t> remakeAt;
+  std::vector<JitCodeMove> movedFromLocations;
 
 private:
   void watch(const JitdumpRecord &record) {
@@ -91,6 +92,8 @@ private:
         matched = true;
       }
     } else if (const auto *move = std::get_if<JitCodeMove>(&record.body)) {
+      if (pending_.touchesLocation(move->oldAddress, move->codeSize))
+        movedFromLocations.push_back(*move);
       touch(move->oldAddress, move->codeSize);
       touch(move->newAddress, move->codeSize);
     } else if (const auto *unload = std::get_if<JitCodeUnload>(&record.body)) {
@@ -228,6 +231,7 @@ llvm::Expected<bool> Sources::read(ProcessSide &side, lldb::SBTarget &target,
       result.mayResolvePending = result.mayResolvePending || watching->matched;
       result.remakeAt.insert(result.remakeAt.end(), watching->remakeAt.begin(),
                              watching->remakeAt.end());
+      result.movedFromLocations = std::move(watching->movedFromLocations);
     }
     if (!stats)
       return stats.takeError();

@@ -52,6 +52,9 @@ struct SourcesRead {
   // location yet (a second copy of a method, another tier, lands in the same
   // module as the first).
   std::vector<uint64_t> remakeAt;
+  // Code a runtime moved (jitdump CODE_MOVE) from under a location: its new
+  // bytes are a copy of the old, the debugger's trap in them too.
+  std::vector<JitCodeMove> movedFromLocations;
 };
 
 class Sources {

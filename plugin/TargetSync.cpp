@@ -2,6 +2,8 @@
 // and LLDB given only those.
 #include "TargetSync.h"
 
+#include "CopiedTraps.h"
+
 #include <atomic>
 #include <chrono>
 #include <sstream>
@@ -272,6 +274,9 @@ llvm::Expected<SyncReport> TargetSync::syncWith(lldb::SBDebugger &debugger,
     report.regions = modules_->size();
     return report;
   }
+  // Before LLDB sets sites in the moved code (when its module is made anew).
+  if (publishOnlyFor && !read.movedFromLocations.empty())
+    restoreCopiedTraps(process, *publishOnlyFor, read.movedFromLocations);
   for (uint64_t address : read.remakeAt)
     publisher_.remake(address);
   if (publishOnlyFor && !read.mayResolvePending && read.remakeAt.empty()) {

@@ -110,6 +110,27 @@ static size_t code_load(char *out, const char *prefix, long index)
     return at;
 }
 
+/* The CODE_MOVE of function `from`'s code to slot `to`. */
+static size_t code_move(char *out, long from, long to)
+{
+    uint64_t old_address = (uint64_t)(uintptr_t)(code + (size_t)from * FUNCTION_BYTES);
+    uint64_t new_address = (uint64_t)(uintptr_t)(code + (size_t)to * FUNCTION_BYTES);
+    uint32_t id = 1, pid = (uint32_t)getpid(), size = 16 + 8 + 40;
+    uint64_t time = timestamp(), code_size = FUNCTION_BYTES, code_index = (uint64_t)from;
+    size_t at = 0;
+    at += put(out + at, &id, 4);
+    at += put(out + at, &size, 4);
+    at += put(out + at, &time, 8);
+    at += put(out + at, &pid, 4);
+    at += put(out + at, &pid, 4);
+    at += put(out + at, &new_address, 8); /* vma */
+    at += put(out + at, &old_address, 8);
+    at += put(out + at, &new_address, 8);
+    at += put(out + at, &code_size, 8);
+    at += put(out + at, &code_index, 8);
+    return at;
+}
+
 static void write_through_file(const void *bytes, size_t size)
 {
     if (fwrite(bytes, 1, size, dump) != size)
@@ -180,6 +201,29 @@ static void race(void)
     fclose(dump);
 }
 
+static void move(void)
+{
+    char record[256];
+    open_dump(0, 0);
+    void (*first)(long) = emit(0);
+    emit(1);
+    for (long i = 0; i < 2; ++i)
+        write_through_file(record, code_load(record, "stdio_fn", i));
+    fflush(dump);
+    printf("stdiojit: stdio_fn_0 at %p\n", (void *)first);
+    first(0);
+    unsigned char *old_code = code, *new_code = code + 2 * FUNCTION_BYTES;
+    memcpy(new_code, old_code, FUNCTION_BYTES);
+    __builtin___clear_cache((char *)new_code, (char *)new_code + FUNCTION_BYTES);
+    write_through_file(record, code_move(record, 0, 2));
+    fflush(dump);
+    memset(old_code, 0xcc, FUNCTION_BYTES);
+    printf("stdiojit: stdio_fn_0 moved to %p\n", (void *)new_code);
+    fflush(stdout);
+    ((void (*)(long))(void *)new_code)(1);
+    fclose(dump);
+}
+
 static void stream(long rate, int dsync, size_t buffer_bytes)
 {
     char record[256];
@@ -208,6 +252,10 @@ int main(int argc, char **argv)
         race();
         return 0;
     }
+    if (argc >= 2 && !strcmp(argv[1], "move")) {
+        move();
+        return 0;
+    }
     if (argc >= 3 && !strcmp(argv[1], "stream")) {
         long rate = strtol(argv[2], NULL, 10);
         int dsync = 0;
@@ -223,6 +271,6 @@ int main(int argc, char **argv)
             return 0;
         }
     }
-    fprintf(stderr, "usage: stdiojit race | stdiojit stream RATE [--dsync] [--buffer BYTES]\n");
+    fprintf(stderr, "usage: stdiojit race | stdiojit move | stdiojit stream RATE [--dsync] [--buffer BYTES]\n");
     return 2;
 }
