@@ -116,27 +116,57 @@ PublishReport Publisher::publish(lldb::SBDebugger &debugger, lldb::SBTarget &tar
     static const std::vector<const Symbol *> none;
     auto found = added.find(key);
     const std::vector<const Symbol *> &symbols = found == added.end() ? none : found->second;
-    llvm::Error err = fresh ? modules.create(debugger, target, in.table, *fresh, isData)
-                      : symbols.empty()
-                          ? llvm::Error::success()
-                          : modules.append(debugger, target, key, in.table, symbols, isData);
-    const RegionModule *module = modules.find(key);
     const bool debugInfo = in.lines.functionCount() > 0 || in.unwind.functionCount() > 0;
-    if (!err && module && (fresh || !symbols.empty()) && debugInfo) {
-      bool any = false;
-      std::vector<DebugFunction> functions =
-          debugFunctionsIn(in.table, module->section, in.lines, in.unwind, any, isData);
-      if (any) {
-        std::vector<const Symbol *> all;
-        in.table.forEachInRange(module->section.start, module->section.end,
-                                [&](const Symbol &symbol) {
-                                  if (symbol.address >= module->section.start)
-                                    all.push_back(&symbol);
-                                });
-        err = modules.attachDebugInfo(debugger, target, key, functions, in.lines, in.unwind,
-                                      in.plausible, lldbSymbolsOf(in.table, all, isData));
+    // The region's functions as DWARF wants them, and whether any has lines
+    // or an unwind table.
+    auto debugFunctions = [&](const AddressRange &section, bool &any) {
+      return debugFunctionsIn(in.table, section, in.lines, in.unwind, any, isData);
+    };
+    auto give = [&]() -> llvm::Error {
+      if (fresh) {
+        // A new module carries its lines itself: a file-and-line breakpoint
+        // then resolves in it as LLDB adds it (and moves from a module it
+        // replaces).
+        std::vector<ElfSection> debugSections;
+        bool any = false;
+        std::vector<DebugFunction> functions;
+        if (debugInfo)
+          functions = debugFunctions(fresh->section, any);
+        if (any) {
+          llvm::Expected<std::vector<ElfSection>> built =
+              buildDebugSections(fresh->section, RegionFiles::kObject, functions, in.lines,
+                                 in.unwind, in.plausible);
+          if (!built)
+            return built.takeError();
+          debugSections = std::move(*built);
+        }
+        return modules.create(debugger, target, in.table, *fresh, isData,
+                              std::move(debugSections));
       }
-    }
+      if (symbols.empty())
+        return llvm::Error::success();
+      if (llvm::Error err = modules.append(debugger, target, key, in.table, symbols, isData))
+        return err;
+      const RegionModule *module = modules.find(key);
+      bool any = false;
+      std::vector<DebugFunction> functions;
+      if (module && debugInfo)
+        functions = debugFunctions(module->section, any);
+      if (!any)
+        return llvm::Error::success();
+      // Each symbol file replaces the one before: the lines come again, with
+      // the delta's functions.
+      std::vector<const Symbol *> all;
+      in.table.forEachInRange(module->section.start, module->section.end,
+                              [&](const Symbol &symbol) {
+                                if (symbol.address >= module->section.start)
+                                  all.push_back(&symbol);
+                              });
+      return modules.attachDebugInfo(debugger, target, key, functions, in.lines, in.unwind,
+                                     in.plausible, lldbSymbolsOf(in.table, all, isData));
+    };
+    llvm::Error err = give();
+    const RegionModule *module = modules.find(key);
     if (!err) {
       refused_.erase(key);
       report.published += symbols.size();

@@ -118,7 +118,8 @@ llvm::Error RegionModules::attachSymbolFile(lldb::SBDebugger &debugger, lldb::SB
 
 llvm::Error RegionModules::create(lldb::SBDebugger &debugger, lldb::SBTarget &target,
                                   const SymbolTable &table, const PlannedRegion &planned,
-                                  SymbolPredicate isData) {
+                                  SymbolPredicate isData,
+                                  std::vector<ElfSection> debugSections) {
   const uint64_t key = planned.section.start;
   // The module at `key` now, if any, is replaced rather than removed (below).
   std::optional<RegionModule> previous;
@@ -157,13 +158,14 @@ llvm::Error RegionModules::create(lldb::SBDebugger &debugger, lldb::SBTarget &ta
   region.directory = *directory;
   region.objectDirectory = *objectDirectory;
   const std::string objectPath = region.objectDirectory + "/" + RegionFiles::kObject;
-  // The symbols go in the object's .symtab: LLDB resolves breakpoints in a
+  // The symbols (and lines) go in the object: LLDB resolves breakpoints in a
   // module from them as it adds it, and reads them far faster than JSON.
   std::vector<LldbSymbol> symbols = lldbSymbolsOf(table, planned.symbols, isData);
   if (previous && previous->module.IsValid())
     target.ClearModuleLoadAddress(previous->module); // its traps go first
   if (llvm::Error err = writeFileAtomically(
-          objectPath, buildUnwindObject(planned.section, region.uuid, std::move(symbols)))) {
+          objectPath, buildUnwindObject(planned.section, region.uuid, std::move(symbols),
+                                        std::move(debugSections)))) {
     dropPrevious();
     return err;
   }

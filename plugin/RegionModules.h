@@ -7,10 +7,11 @@
 // add symbols to a module but never remove them: its object, at the same path
 // with a new UUID, replaces the old module, so LLDB moves breakpoint locations
 // to the new module's code (Breakpoint::ModuleReplaced) and drops those with
-// no code left. A region with source lines also gets a debug object (core
-// DebugObject.h) after its JSON files: each `target symbols add` replaces the
-// module's symbol file (the JSON symbols stay in its symbol table), so the
-// debug object is written again after every delta.
+// no code left. A region with source lines has them in its object's DWARF
+// (core DebugObject.h); after a delta it gets a debug object with all of them:
+// each `target symbols add` replaces the module's symbol file (the JSON
+// symbols stay in its symbol table), so the debug object is written again
+// after every delta.
 #pragma once
 
 #include <cstdint>
@@ -52,9 +53,11 @@ public:
   // Gives LLDB `region` as a new module, in place of the one with the same
   // key; the new one has the next generation of that key, so a new UUID.
   // `isData`: which symbols go as data (RegionPlanner::isData).
+  // `debugSections`: the region's lines and unwind tables, if it has any
+  // (DebugObject.h's buildDebugSections), carried by the module's object.
   llvm::Error create(lldb::SBDebugger &debugger, lldb::SBTarget &target,
                      const SymbolTable &table, const PlannedRegion &region,
-                     SymbolPredicate isData);
+                     SymbolPredicate isData, std::vector<ElfSection> debugSections = {});
   // Attaches `symbols` to the module of region `key`.
   llvm::Error append(lldb::SBDebugger &debugger, lldb::SBTarget &target, uint64_t key,
                      const SymbolTable &table, const std::vector<const Symbol *> &symbols,

@@ -185,3 +185,26 @@ TEST(DebugObject, DataSymbolsAreNoFunctions) {
   ASSERT_EQ(functions.size(), 1u);
   EXPECT_EQ(functions[0].name, "JS:*code");
 }
+
+// A breakpoint by name stops at a JIT function's first instruction: the row
+// at its start says prologue_end (LLDB would skip to the second line), the
+// other rows do not; a function whose lines start later has no such row.
+TEST(DebugObject, PrologueEndsAtTheFirstInstruction) {
+  LineTables lines;
+  const uint64_t f = kStart + 0x100, g = kStart + 0x400;
+  lines.set(f, {{f, 3, 1, "/app/hot.js"}, {f + 0x10, 4, 1, "/app/hot.js"}});
+  lines.set(g, {{g + 0x8, 7, 1, "/app/hot.js"}});
+  auto parsed = build({{f, f + 0x40, "f"}, {g, g + 0x40, "g"}}, lines);
+  ASSERT_TRUE(parsed);
+  std::vector<uint64_t> prologueEnds, rows;
+  for (const auto &unit : parsed->dwarf->compile_units())
+    if (const llvm::DWARFDebugLine::LineTable *table = parsed->dwarf->getLineTableForUnit(unit.get()))
+      for (const llvm::DWARFDebugLine::Row &row : table->Rows)
+        if (!row.EndSequence) {
+          rows.push_back(row.Address.Address);
+          if (row.PrologueEnd)
+            prologueEnds.push_back(row.Address.Address);
+        }
+  EXPECT_EQ(rows, (std::vector<uint64_t>{f, f + 0x10, g + 0x8}));
+  EXPECT_EQ(prologueEnds, (std::vector<uint64_t>{f}));
+}

@@ -195,7 +195,8 @@ TEST(UnwindObject, SymbolTable) {
       {"crunch", kStart + 0x40, 0x80, false},
       {"JS:~idle /app.js:9:1", kStart + 0x100, 0x20, true},
       {std::string("cut\0here", 8), kStart + 0x200, 0x10, false}};
-  auto object = parse(buildUnwindObject({kStart, kEnd}, testUuid(), symbols));
+  const std::string image = buildUnwindObject({kStart, kEnd}, testUuid(), symbols);
+  auto object = parse(image); // refers to `image`
   ASSERT_TRUE(object);
   std::vector<std::string> seen;
   for (const llvm::object::SymbolRef &symbol : object->symbols()) {
@@ -220,7 +221,8 @@ TEST(UnwindObject, SymbolTable) {
 }
 
 TEST(UnwindObject, NoSymbolTableWithoutSymbols) {
-  auto object = parse(buildUnwindObject({kStart, kEnd}, testUuid()));
+  const std::string image = buildUnwindObject({kStart, kEnd}, testUuid());
+  auto object = parse(image);
   ASSERT_TRUE(object);
   for (const llvm::object::SectionRef &section : object->sections()) {
     llvm::Expected<llvm::StringRef> name = section.getName();

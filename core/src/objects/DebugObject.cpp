@@ -78,7 +78,10 @@ public:
     column_ = 0;
     file_ = 1;
   }
-  void row(uint64_t address, uint32_t file, uint32_t line, uint32_t column) {
+  // `prologueEnd`: where a breakpoint on the function goes (DWARF's
+  // prologue_end flag, which holds for this row only).
+  void row(uint64_t address, uint32_t file, uint32_t line, uint32_t column,
+           bool prologueEnd = false) {
     if (file != file_)
       standard(dwarf::DW_LNS_set_file, file);
     if (column != column_)
@@ -91,6 +94,8 @@ public:
     }
     if (address != address_)
       standard(dwarf::DW_LNS_advance_pc, address - address_);
+    if (prologueEnd)
+      standard(dwarf::DW_LNS_set_prologue_end, 0);
     standard(dwarf::DW_LNS_copy, 0);
     address_ = address;
     file_ = file;
@@ -134,11 +139,12 @@ ElfSection debugSection(const char *name, std::string bytes) {
 
 } // namespace
 
-Expected<std::string> buildDebugObject(const AddressRange &textRange, const UuidBytes &buildId,
-                                       std::string_view unitName,
-                                       const std::vector<DebugFunction> &unsorted,
-                                       const LineTables &lines, const UnwindTables &unwind,
-                                       LinePlausible plausible, std::vector<LldbSymbol> symbols) {
+Expected<std::vector<ElfSection>> buildDebugSections(const AddressRange &textRange,
+                                                     std::string_view unitName,
+                                                     const std::vector<DebugFunction> &unsorted,
+                                                     const LineTables &lines,
+                                                     const UnwindTables &unwind,
+                                                     LinePlausible plausible) {
   std::vector<DebugFunction> functions = unsorted;
   std::sort(functions.begin(), functions.end(),
             [](const DebugFunction &a, const DebugFunction &b) { return a.start < b.start; });
@@ -213,7 +219,11 @@ Expected<std::string> buildDebugObject(const AddressRange &textRange, const Uuid
       if (added) {
         table.Files.push_back({dwarfString(lines.file(e.file)), 0, 0, 0});
       }
-      program.row(e.address, it->second, e.line, e.column);
+      // A breakpoint on a JIT function stops at its first instruction, as
+      // where its lines are not known yet: LLDB would otherwise skip to the
+      // function's second line, which a runtime's coarse line table may put
+      // past code that runs first, or on a path not taken.
+      program.row(e.address, it->second, e.line, e.column, e.address == f.start);
     }
     if (open)
       program.endSequence(f.end);
@@ -231,6 +241,24 @@ Expected<std::string> buildDebugObject(const AddressRange &textRange, const Uuid
   if (Error err = DWARFYAML::emitDebugLine(lineOut, dwarf))
     return err;
 
+  std::vector<ElfSection> sections;
+  sections.push_back(debugSection(".debug_abbrev", std::move(abbrev)));
+  sections.push_back(debugSection(".debug_info", std::move(info)));
+  sections.push_back(debugSection(".debug_line", std::move(line)));
+  if (!frames.empty())
+    sections.push_back(debugSection(".debug_frame", buildDebugFrame(frames)));
+  return sections;
+}
+
+Expected<std::string> buildDebugObject(const AddressRange &textRange, const UuidBytes &buildId,
+                                       std::string_view unitName,
+                                       const std::vector<DebugFunction> &functions,
+                                       const LineTables &lines, const UnwindTables &unwind,
+                                       LinePlausible plausible, std::vector<LldbSymbol> symbols) {
+  Expected<std::vector<ElfSection>> debug =
+      buildDebugSections(textRange, unitName, functions, lines, unwind, plausible);
+  if (!debug)
+    return debug.takeError();
   ElfImageSpec spec;
   spec.buildId = buildId;
   // No load segment: the module's object places the window. A symbol table
@@ -238,11 +266,8 @@ Expected<std::string> buildDebugObject(const AddressRange &textRange, const Uuid
   // precedence over the JSON symbols of an exported window.
   spec.symbols = std::move(symbols);
   spec.sections.push_back(codeSection(textRange));
-  spec.sections.push_back(debugSection(".debug_abbrev", std::move(abbrev)));
-  spec.sections.push_back(debugSection(".debug_info", std::move(info)));
-  spec.sections.push_back(debugSection(".debug_line", std::move(line)));
-  if (!frames.empty())
-    spec.sections.push_back(debugSection(".debug_frame", buildDebugFrame(frames)));
+  for (ElfSection &section : *debug)
+    spec.sections.push_back(std::move(section));
   return writeElfImage(spec);
 }
 

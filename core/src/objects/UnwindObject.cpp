@@ -57,7 +57,8 @@ std::string buildEhFrame(const AddressRange &text) {
 } // namespace
 
 std::string buildUnwindObject(const AddressRange &text, const UuidBytes &buildId,
-                              std::vector<LldbSymbol> symbols) {
+                              std::vector<LldbSymbol> symbols,
+                              std::vector<ElfSection> debugSections) {
   ElfImageSpec spec;
   spec.symbols = std::move(symbols);
   spec.buildId = buildId;
@@ -71,6 +72,8 @@ std::string buildUnwindObject(const AddressRange &text, const UuidBytes &buildId
   ehFrame.bytes = buildEhFrame(text);
   ehFrame.alignment = 8;
   spec.sections.push_back(std::move(ehFrame));
+  for (ElfSection &section : debugSections)
+    spec.sections.push_back(std::move(section));
   return writeElfImage(spec);
 }
 

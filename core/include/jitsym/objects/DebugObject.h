@@ -15,6 +15,7 @@
 #include <string_view>
 #include <vector>
 
+#include "jitsym/objects/ElfImage.h"
 #include "jitsym/objects/LldbSymbols.h"
 #include "jitsym/symbols/LineTables.h"
 #include "jitsym/plan/Regions.h"
@@ -44,6 +45,14 @@ using LinePlausible = llvm::function_ref<bool(std::string_view file, uint32_t li
 std::vector<DebugFunction> debugFunctionsIn(const SymbolTable &table, const AddressRange &text,
                                             const LineTables &lines, const UnwindTables &unwind,
                                             bool &anyDebugInfo, SymbolPredicate isData = nullptr);
+
+// The DWARF of a debug object: .debug_abbrev, .debug_info, .debug_line and,
+// when a function has an unwind table, .debug_frame. A live module's object
+// carries them itself when its region has lines as it is made (UnwindObject.h).
+llvm::Expected<std::vector<ElfSection>> buildDebugSections(
+    const AddressRange &text, std::string_view unitName,
+    const std::vector<DebugFunction> &functions, const LineTables &lines,
+    const UnwindTables &unwind, LinePlausible plausible = nullptr);
 
 // `functions` in any order; their lines come from `lines` (entries outside the
 // function are dropped, and so are those of a file without a name) and their

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "jitsym/objects/ElfImage.h"
 #include "jitsym/objects/LldbSymbols.h"
 
 #include "jitsym/plan/Regions.h"
@@ -24,8 +25,11 @@ namespace jitsym {
 // Returns the ELF image (x86-64 only; the caller checks the architecture).
 // With `symbols`, the image carries them in its .symtab: LLDB resolves a
 // breakpoint in a module from its object's own symbols as the module is added,
-// which it does not for symbols of a JSON file added after it.
+// which it does not for symbols of a JSON file added after it. With
+// `debugSections` (DebugObject.h), it carries the region's lines too, and a
+// file-and-line breakpoint resolves in it as it is added.
 std::string buildUnwindObject(const AddressRange &text, const UuidBytes &buildId,
-                              std::vector<LldbSymbol> symbols = {});
+                              std::vector<LldbSymbol> symbols = {},
+                              std::vector<ElfSection> debugSections = {});
 
 } // namespace jitsym
