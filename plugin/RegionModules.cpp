@@ -161,6 +161,7 @@ llvm::Error RegionModules::create(lldb::SBDebugger &debugger, lldb::SBTarget &ta
   // The symbols (and lines) go in the object: LLDB resolves breakpoints in a
   // module from them as it adds it, and reads them far faster than JSON.
   std::vector<LldbSymbol> symbols = lldbSymbolsOf(table, planned.symbols, isData);
+  const bool ownLines = !debugSections.empty();
   if (previous && previous->module.IsValid())
     target.ClearModuleLoadAddress(previous->module); // its traps go first
   if (llvm::Error err = writeFileAtomically(
@@ -186,6 +187,24 @@ llvm::Error RegionModules::create(lldb::SBDebugger &debugger, lldb::SBTarget &ta
   lldb::SBModuleSpec moduleSpec;
   moduleSpec.SetFileSpec(lldb::SBFileSpec(objectPath.c_str(), false));
   moduleSpec.SetUUIDBytes(region.uuid.data(), region.uuid.size());
+  // A module whose object is its own symbol file reads the object's symbol
+  // table again when the first delta's `target symbols add` replaces it (30
+  // ms for a region of 54k symbols): an empty JSON symbol file is its symbol
+  // file from the start instead. Not with DWARF in the object: the JSON file
+  // would hide it.
+  if (!ownLines) {
+    const std::string emptyPath = region.directory + "/" + RegionFiles::symbols();
+    SymbolFileSpec empty;
+    empty.triple = target.GetTriple() ? target.GetTriple() : "x86_64-pc-linux-gnu";
+    empty.uuid = uuidToString(region.uuid);
+    if (llvm::Error err = writeFileAtomically(emptyPath, renderSymbolFile(empty, table, {}))) {
+      dropPrevious();
+      discard(target, region);
+      return err;
+    }
+    region.files.push_back(emptyPath);
+    moduleSpec.SetSymbolFileSpec(lldb::SBFileSpec(emptyPath.c_str(), false));
+  }
   region.module = target.AddModule(moduleSpec);
   dropPrevious(); // already replaced: only its other files go
   if (!region.module.IsValid()) {
