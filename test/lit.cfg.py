@@ -109,6 +109,10 @@ if shutil.which("node"):
     config.available_features.add("node")
 if shutil.which("erl") and shutil.which("erlc"):
     config.available_features.add("erlang")
+# PostgreSQL 15's server and its LLVM JIT, and the user it runs as.
+if os.path.exists("/usr/lib/postgresql/15/lib/llvmjit.so") and \
+        subprocess.run(["id", "postgres"], capture_output=True).returncode == 0:
+    config.available_features.add("postgres")
 if shutil.which("java") and shutil.which("jcmd"):
     config.available_features.add("java")
     if os.path.exists(os.path.join(config.jitsym_build_dir, "lib", "libjitsym-jvmti.so")):
