@@ -3,6 +3,7 @@
 
 #include <sstream>
 
+#include "jitsym/files/AppendedFile.h"
 #include "jitsym/formats/PerfMapParser.h"
 #include "jitsym/symbols/TableSink.h"
 
@@ -206,10 +207,21 @@ llvm::Expected<bool> Sources::read(ProcessSide &side, lldb::SBTarget &target,
     sink.finish();
     hold(std::move(sink.diagnostics));
     // Lines the runtime is writing right now (at a write(2) the compile watch
-    // stopped): the same lines read from the file later change nothing.
-    if (!ahead.map.empty() && stats->pendingBytes == 0)
+    // stopped), or, at any other stop, lines it still holds in its stdio FILE
+    // (Mono's --jitmap fprintf's its map and flushes it only when the 4 KiB
+    // buffer fills): the code the user stopped in is named at once, and the
+    // same lines read from the file later change nothing. They continue the
+    // file's unterminated last line, if it has one.
+    std::string unwritten =
+        !ahead.map.empty() ? ahead.map : side.unflushedBytes(target, process, mapFile_.readPath);
+    if (!unwritten.empty() && stats->pendingBytes > 0) {
+      std::optional<std::string> started =
+          bytesAt(mapFile_.readPath, map_->offset(), static_cast<size_t>(stats->pendingBytes));
+      unwritten = started ? *started + unwritten : std::string();
+    }
+    if (!unwritten.empty())
       parsePerfMapChunk(
-          ahead.map, 1, [&](const PerfMapEntry &entry) { sink.onEntry(entry, true); },
+          unwritten, 1, [&](const PerfMapEntry &entry) { sink.onEntry(entry, true); },
           [](uint64_t, std::string) {}); // reported when read from the file
     result.mayResolvePending = sink.matched;
     result.mapEmptied = stats->emptied;

@@ -73,6 +73,8 @@ if host:
         config.sanitizer_preload, sanitized_format.ASAN, sanitized_format.log_path("%t"),
         sanitized_format.HOST, sanitized_format.JVM)
 config.substitutions.append(("%lldb_java_env", lldb_java_env))
+# lldb at a prompt, for a driver that types at it (before %lldb, which begins it).
+config.substitutions.append(("%lldb_interactive", prefix + config.lldb))
 config.substitutions.append(("%lldb", prefix + config.lldb + " --no-lldbinit -b"))
 config.substitutions.append(("%python", prefix + "/usr/bin/python3"))
 config.substitutions.append(("%java", prefix + "java"))
@@ -109,6 +111,8 @@ if shutil.which("node"):
     config.available_features.add("node")
 if shutil.which("erl") and shutil.which("erlc"):
     config.available_features.add("erlang")
+if shutil.which("mono") and shutil.which("mcs"):
+    config.available_features.add("mono")
 # PostgreSQL 15's server and its LLVM JIT, and the user it runs as.
 if os.path.exists("/usr/lib/postgresql/15/lib/llvmjit.so") and \
         subprocess.run(["id", "postgres"], capture_output=True).returncode == 0:

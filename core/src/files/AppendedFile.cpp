@@ -39,6 +39,18 @@ bool preadExact(int fd, uint64_t offset, size_t size, std::string &out) {
   return true;
 }
 
+std::optional<std::string> bytesAt(const std::string &path, uint64_t offset, size_t size) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0)
+    return std::nullopt;
+  std::string bytes;
+  const bool read = preadExact(fd, offset, size, bytes);
+  ::close(fd);
+  if (!read)
+    return std::nullopt;
+  return bytes;
+}
+
 AppendedFile::Opened::Opened(Opened &&other) noexcept
     : fd(other.fd), size(other.size), replaced(other.replaced), emptied(other.emptied) {
   other.fd = -1;

@@ -76,4 +76,8 @@ std::string describeUser(uint32_t uid);
 // Reads exactly `size` bytes at `offset`; false on an error or the file's end.
 bool preadExact(int fd, uint64_t offset, size_t size, std::string &out);
 
+// The `size` bytes at `offset` of the file at `path` (a link is not followed);
+// nothing when they cannot be read (the file went, or is shorter now).
+std::optional<std::string> bytesAt(const std::string &path, uint64_t offset, size_t size);
+
 } // namespace jitsym
