@@ -1,6 +1,7 @@
 // The compile watch's callback and the resume and launch overrides.
 #include "Hooks.h"
 
+#include "InterruptStops.h"
 #include "JvmSignals.h"
 #include "Registry.h"
 
@@ -76,6 +77,15 @@ bool beforeResume(void *baton, const char **) {
     return false;
   std::lock_guard<std::mutex> lock(registryMutex());
   updateCompileWatch(registry().forTarget(target));
+  return false;
+}
+
+// A stop LLDB ran no stop hook at is synced before it is shown.
+bool beforeInspect(void *baton, const char **) {
+  auto *debugger = static_cast<lldb::SBDebugger *>(baton);
+  lldb::SBTarget target = debugger->GetSelectedTarget();
+  if (target.IsValid())
+    syncUnsyncedStop(target);
   return false;
 }
 

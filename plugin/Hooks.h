@@ -22,5 +22,6 @@ void updateCompileWatch(TargetSync &state);
 // baton is the debugger. They return false: the command runs.
 bool beforeResume(void *baton, const char **command);
 bool beforeLaunch(void *baton, const char **command);
+bool beforeInspect(void *baton, const char **command);
 
 } // namespace jitsym::plugin

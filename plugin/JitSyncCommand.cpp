@@ -50,9 +50,15 @@ public:
       return true;
     }
     std::lock_guard<std::mutex> lock(registryMutex());
+    return execute(debugger, debugger.GetSelectedTarget(), options, result);
+  }
+
+  // One action on `target`, under the registry lock.
+  static bool execute(lldb::SBDebugger debugger, lldb::SBTarget target,
+                      const CommandOptions &options, lldb::SBCommandReturnObject &result) {
+    using Action = CommandOptions::Action;
     Registry &reg = registry();
     reg.prune();
-    lldb::SBTarget target = debugger.GetSelectedTarget();
 
     // --auto, --jvm-signals, --watch-compiles, --portable: a switch for every
     // target of this debugger, and the default of the ones created later.
@@ -137,6 +143,7 @@ public:
                 "library was loading at the same moment: nothing of yours; 'continue'\n");
     }
 
+    state.stopSynced = stopId; // done or failed, not tried again at this stop
     llvm::Expected<SyncReport> report = state.sync(debugger, options.sync);
     if (!report) {
       std::string message = "jit-sync: " + llvm::toString(report.takeError());
@@ -153,6 +160,7 @@ public:
     state.lastStopError.clear();
     if (state.hasModules())
       exitWatcher().ensureRunning();
+
     updateCompileWatch(state);
     // At a stop, speak only of problems: the user asked for a backtrace.
     // A map's problem has a line; a jitdump's names its byte offset and record.
@@ -197,5 +205,17 @@ public:
 } // namespace
 
 lldb::SBCommandPluginInterface *newJitSyncCommand() { return new JitSyncCommand(); }
+
+void syncAtStop(lldb::SBDebugger debugger, lldb::SBTarget target, uint32_t stopId) {
+  std::string error;
+  std::optional<CommandOptions> onStop = parseCommandOptions({"--on-stop"}, error);
+  if (!onStop)
+    return;
+  lldb::SBCommandReturnObject unused; // at a stop only problems are said, on the error stream
+  std::lock_guard<std::mutex> lock(registryMutex());
+  if (registry().forTarget(target).stopSynced == stopId)
+    return; // the stop hook was first
+  JitSyncCommand::execute(debugger, target, *onStop, unused);
+}
 
 } // namespace jitsym::plugin

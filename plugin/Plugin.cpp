@@ -4,6 +4,7 @@
 
 #include "CommandOptions.h"
 #include "Hooks.h"
+#include "InterruptStops.h"
 #include "JitSyncCommand.h"
 #include "Registry.h"
 #include "jitsym/objects/LldbCommand.h"
@@ -33,6 +34,7 @@ void installStopHook(lldb::SBDebugger &debugger, lldb::SBTarget target) {
 
 void destroyCallback(lldb::user_id_t, void *) {
   exitWatcher().stop();
+  interruptStops().stop();
   std::lock_guard<std::mutex> lock(registryMutex());
   registry().resetAll();
   if (llvm::Expected<std::string> root = privateDirectory())
@@ -59,9 +61,12 @@ bool lldb::PluginInitialize(lldb::SBDebugger debugger) {
   for (uint32_t i = 0; i < debugger.GetNumTargets(); ++i)
     installStopHook(debugger, debugger.GetTargetAtIndex(i));
   debugger.AddDestroyCallback(destroyCallback, nullptr);
+  // The stops LLDB runs no stop hook at (an interrupt) are synced too.
+  interruptStops().watch(debugger);
   // Lives as long as the debugger's commands can run.
   auto *baton = new lldb::SBDebugger(debugger);
   interpreter.SetCommandOverrideCallback("process continue", beforeResume, baton);
   interpreter.SetCommandOverrideCallback("process launch", beforeLaunch, baton);
+  interpreter.SetCommandOverrideCallback("thread backtrace", beforeInspect, baton);
   return true;
 }

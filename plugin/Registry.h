@@ -49,6 +49,13 @@ public:
         found.emplace_back(state->target(), *state->process());
     return found;
   }
+  // The process stop ID of `target`'s last sync, if any. Calls nothing of LLDB.
+  std::optional<uint32_t> stopSyncedOf(const lldb::SBTarget &target) const {
+    for (const auto &state : states_)
+      if (state->matches(target))
+        return state->stopSynced;
+    return std::nullopt;
+  }
   // Forgets what `target` had for `process` (gone: no stop hook runs at exit)
   // and hands back its modules, unless the target has moved on to another
   // process since. Calls nothing of LLDB.

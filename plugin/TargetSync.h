@@ -110,6 +110,7 @@ public:
   CompileWatch compileWatch;
   std::string lastStopError; // the stop hook's last error, said once
   uint32_t watchStopSaid = 0; // the stop a shown compile stop was explained at
+  std::optional<uint32_t> stopSynced; // the process's stop ID at the last sync (InterruptStops.h)
 
 private:
   llvm::Expected<SyncReport> syncWith(lldb::SBDebugger &debugger, const SyncOptions &options,

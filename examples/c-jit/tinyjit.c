@@ -41,12 +41,17 @@
 
 volatile int jit_probe_last_phase;
 static int crash_at_phase; /* --crash-at: 0 = never */
+static long probe_sleep_ms; /* --probe-sleep-ms: 0 = none */
+
+static void sleep_ms(long ms);
 
 __attribute__((noinline, used)) void jit_probe(int phase)
 {
     jit_probe_last_phase = phase;
     if (phase == crash_at_phase)
         *(volatile int *)(uintptr_t)phase = 0; /* SIGSEGV with JIT frames below */
+    if (probe_sleep_ms > 0)
+        sleep_ms(probe_sleep_ms); /* an interrupt finds JIT frames below */
 }
 
 /* ------------------------------------------------------------------------ */
@@ -79,7 +84,7 @@ static void usage(FILE *out)
     fprintf(out,
             "usage: tinyjit [--phases N] [--sleep-ms M] [--map-form plain|0x]\n"
             "               [--bulk N] [--bulk-stride B] [--map PATH | --map-dir DIR]\n"
-            "               [--crash-at N]\n"
+            "               [--crash-at N] [--probe-sleep-ms M]\n"
             "               [--split-runs] [--map-call write|writev|pwrite|pwritev]\n"
             "  --phases N      number of JIT phases to run (1..%d, default 3)\n"
             "  --sleep-ms M    sleep M milliseconds between phases (default 0)\n"
@@ -93,6 +98,8 @@ static void usage(FILE *out)
             "                  command line becomes P) and write the map where an app\n"
             "                  does: /data/data/P/perf-<pid>.map\n"
             "  --crash-at N    crash (SIGSEGV in jit_probe, called from JIT code) in phase N\n"
+            "  --probe-sleep-ms M  jit_probe sleeps M milliseconds in every phase, its\n"
+            "                  JIT callers below it (for interrupting it)\n"
             "  --split-runs    map a file page between phase 1's code and the later phases'\n"
             "                  code: two runs of JIT memory in one 1 MiB window\n"
             "  --map-call C    append each map line with write (default), writev (name\n"
@@ -426,7 +433,7 @@ static void sleep_ms(long ms)
 static int known_option(const char *name)
 {
     static const char *const names[] = {
-        "--phases", "--sleep-ms", "--bulk", "--bulk-stride", "--map", "--map-dir", "--map-form", "--crash-at",
+        "--phases", "--sleep-ms", "--probe-sleep-ms", "--bulk", "--bulk-stride", "--map", "--map-dir", "--map-form", "--crash-at",
         "--android-app",
     };
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
@@ -484,6 +491,8 @@ static void parse_args(int argc, char **argv)
             opt.phases = (int)parse_long(val, 1, MAX_PHASES, name);
         else if (strcmp(name, "--sleep-ms") == 0)
             opt.sleep_ms = parse_long(val, 0, LONG_MAX / 1000000L, name);
+        else if (strcmp(name, "--probe-sleep-ms") == 0)
+            probe_sleep_ms = parse_long(val, 0, LONG_MAX / 1000000L, name);
         else if (strcmp(name, "--crash-at") == 0)
             crash_at_phase = (int)parse_long(val, 1, MAX_PHASES, name);
         else if (strcmp(name, "--bulk") == 0)

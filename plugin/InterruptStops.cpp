@@ -1,0 +1,106 @@
+// The thread that syncs at stops LLDB ran no stop hook at.
+#include "InterruptStops.h"
+
+#include <utility>
+#include <vector>
+
+#include "JitSyncCommand.h"
+#include "Registry.h"
+
+namespace jitsym::plugin {
+namespace {
+
+constexpr std::chrono::milliseconds kLookEvery{50};
+constexpr std::chrono::milliseconds kHookTime{100}; // a stop hook's sync has begun by then
+
+} // namespace
+
+InterruptStops &interruptStops() {
+  static InterruptStops *instance = new InterruptStops(); // never destroyed: see stop()
+  return *instance;
+}
+
+void InterruptStops::watch(lldb::SBDebugger debugger) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (stopping_)
+    return;
+  debuggers_.push_back(debugger);
+  if (!thread_.joinable())
+    thread_ = std::thread([this] { loop(); });
+}
+
+void InterruptStops::stop() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stopping_ = true;
+  }
+  wake_.notify_all();
+  if (thread_.joinable())
+    thread_.join();
+  std::lock_guard<std::mutex> lock(mutex_);
+  debuggers_.clear();
+}
+
+// Python may unload the plugin at exit without destroying its debugger.
+__attribute__((destructor)) void stopInterruptStopsAtUnload() { interruptStops().stop(); }
+
+void InterruptStops::loop() {
+  std::unique_lock<std::mutex> lock(mutex_);
+  while (!wake_.wait_for(lock, kLookEvery, [this] { return stopping_; })) {
+    lock.unlock();
+    look();
+    lock.lock();
+  }
+}
+
+void InterruptStops::look() {
+  std::vector<lldb::SBDebugger> debuggers;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    debuggers = debuggers_;
+  }
+  std::vector<std::pair<lldb::SBTarget, std::optional<uint32_t>>> targets;
+  for (lldb::SBDebugger &debugger : debuggers)
+    for (uint32_t i = 0; i < debugger.GetNumTargets(); ++i)
+      targets.emplace_back(debugger.GetTargetAtIndex(i), std::nullopt);
+  {
+    std::lock_guard<std::mutex> registryLock(registryMutex());
+    for (auto &[target, synced] : targets) // nothing of LLDB is called under this lock
+      synced = registry().stopSyncedOf(target);
+  }
+  const auto now = std::chrono::steady_clock::now();
+  std::map<uint32_t, Unsynced> stillUnsynced;
+  for (auto &[target, synced] : targets) {
+    lldb::SBProcess process = target.GetProcess();
+    if (!process.IsValid() || process.GetState() != lldb::eStateStopped)
+      continue;
+    const uint32_t stopId = process.GetStopID();
+    if (synced == stopId)
+      continue;
+    const uint32_t key = process.GetUniqueID();
+    auto known = unsynced_.find(key);
+    if (known == unsynced_.end() || known->second.stopId != stopId) {
+      stillUnsynced[key] = {stopId, now};
+      continue;
+    }
+    if (now - known->second.since < kHookTime) {
+      stillUnsynced[key] = known->second;
+      continue;
+    }
+    syncUnsyncedStop(target);
+  }
+  unsynced_ = std::move(stillUnsynced);
+}
+
+void syncUnsyncedStop(lldb::SBTarget target) {
+  lldb::SBProcess process = target.GetProcess();
+  if (!process.IsValid())
+    return;
+  // The API lock first, as LLDB's threads take it before our registry lock.
+  lldb::SBMutex api = target.GetAPIMutex();
+  std::lock_guard<lldb::SBMutex> held(api);
+  if (process.GetState() == lldb::eStateStopped)
+    syncAtStop(target.GetDebugger(), target, process.GetStopID());
+}
+
+} // namespace jitsym::plugin
