@@ -11,7 +11,9 @@ namespace jitsym::plugin {
 namespace {
 
 constexpr std::chrono::milliseconds kLookEvery{50};
-constexpr std::chrono::milliseconds kHookTime{100}; // a stop hook's sync has begun by then
+// Longer than a stop hook takes to begin: at a stop LLDB runs hooks at, the
+// hook syncs, not this thread (both at once made LLDB show compile stops).
+constexpr std::chrono::milliseconds kHookTime{100};
 
 } // namespace
 
@@ -68,6 +70,8 @@ void InterruptStops::look() {
     for (auto &[target, synced] : targets) // nothing of LLDB is called under this lock
       synced = registry().stopSyncedOf(target);
   }
+  // A stop is left to its stop hook for a moment; one no sync was at after
+  // that is synced from here.
   const auto now = std::chrono::steady_clock::now();
   std::map<uint32_t, Unsynced> stillUnsynced;
   for (auto &[target, synced] : targets) {
@@ -87,7 +91,7 @@ void InterruptStops::look() {
       stillUnsynced[key] = known->second;
       continue;
     }
-    syncUnsyncedStop(target);
+    syncUnsyncedStop(target); // checks again under the locks
   }
   unsynced_ = std::move(stillUnsynced);
 }
@@ -96,11 +100,15 @@ void syncUnsyncedStop(lldb::SBTarget target) {
   lldb::SBProcess process = target.GetProcess();
   if (!process.IsValid())
     return;
-  // The API lock first, as LLDB's threads take it before our registry lock.
+  // The target's API lock first, so that the process cannot run on under the
+  // sync; then the registry lock, only if it is free: a `jit-sync` command
+  // takes the two in the other order, and this thread must never wait with
+  // the first held. A busy registry is a sync going on: looked at again later.
   lldb::SBMutex api = target.GetAPIMutex();
   std::lock_guard<lldb::SBMutex> held(api);
-  if (process.GetState() == lldb::eStateStopped)
-    syncAtStop(target.GetDebugger(), target, process.GetStopID());
+  std::unique_lock<std::mutex> registryLock(registryMutex(), std::try_to_lock);
+  if (registryLock.owns_lock() && process.GetState() == lldb::eStateStopped)
+    syncAtStopHoldingRegistry(target.GetDebugger(), target, process.GetStopID());
 }
 
 } // namespace jitsym::plugin

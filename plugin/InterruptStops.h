@@ -10,9 +10,10 @@
 // loaded the plugin, 20 times a second. A process
 // stopped at a stop no sync was at (TargetSync::stopSynced) for 100 ms, time
 // enough for a stop hook to have begun, is synced from here, with the
-// target's API lock held, the order LLDB's own threads take it in before ours
-// (registry lock after): the process cannot be resumed under the sync, and a
-// command that takes that lock (`bt`, `continue`) waits for it. Why not
+// target's API lock held (the registry lock only if free, never waited for
+// with the API lock held: a `jit-sync` command takes them the other way): the
+// process cannot be resumed under the sync, and a command that takes that
+// lock (`bt`, `continue`) waits for it. Why not
 // LLDB's events: a listener on a process's broadcaster gets a stop event only
 // when LLDB forwards it, and an interrupt stop caught by Process::Halt's own
 // listener (Ctrl-C at the prompt, in about half of the runs here) never is;
@@ -49,6 +50,7 @@ private:
     std::chrono::steady_clock::time_point since;
   };
   std::map<uint32_t, Unsynced> unsynced_; // by SBProcess::GetUniqueID(); the thread's own
+
   std::mutex mutex_;
   std::vector<lldb::SBDebugger> debuggers_;
   std::condition_variable wake_;
@@ -58,10 +60,10 @@ private:
 
 InterruptStops &interruptStops(); // never destroyed: see stop()
 
-// Syncs the stop `target`'s process is at, unless a sync was at it already:
-// for the thread above, and before the commands that show JIT code run
-// (`thread backtrace`: a user who types `bt` right after Ctrl-C comes before
-// the thread's next look).
+// Syncs the stop `target`'s process is at, unless a sync was at it already or
+// one is going on: for the thread above, and before the commands that show
+// JIT code run (`thread backtrace`: a user who types `bt` right after Ctrl-C
+// comes before the thread's next look).
 void syncUnsyncedStop(lldb::SBTarget target);
 
 } // namespace jitsym::plugin

@@ -206,15 +206,17 @@ public:
 
 lldb::SBCommandPluginInterface *newJitSyncCommand() { return new JitSyncCommand(); }
 
-void syncAtStop(lldb::SBDebugger debugger, lldb::SBTarget target, uint32_t stopId) {
+void syncAtStopHoldingRegistry(lldb::SBDebugger debugger, lldb::SBTarget target,
+                               uint32_t stopId) {
   std::string error;
   std::optional<CommandOptions> onStop = parseCommandOptions({"--on-stop"}, error);
   if (!onStop)
     return;
-  lldb::SBCommandReturnObject unused; // at a stop only problems are said, on the error stream
-  std::lock_guard<std::mutex> lock(registryMutex());
-  if (registry().forTarget(target).stopSynced == stopId)
+  TargetSync &state = registry().forTarget(target);
+  if (state.stopSynced == stopId)
     return; // the stop hook was first
+  state.stopSynced = stopId; // tried once, whatever comes of it (--auto off: nothing)
+  lldb::SBCommandReturnObject unused; // at a stop only problems are said, on the error stream
   JitSyncCommand::execute(debugger, target, *onStop, unused);
 }
 

@@ -10,7 +10,8 @@ lldb::SBCommandPluginInterface *newJitSyncCommand();
 
 // What `jit-sync --on-stop` (the stop hook) does, for a stop LLDB runs no stop
 // hook at (InterruptStops.h): sync `target`, saying only problems, unless a
-// sync was at `stopId` already.
-void syncAtStop(lldb::SBDebugger debugger, lldb::SBTarget target, uint32_t stopId);
+// sync was at `stopId` already. The caller holds registryMutex().
+void syncAtStopHoldingRegistry(lldb::SBDebugger debugger, lldb::SBTarget target,
+                               uint32_t stopId);
 
 } // namespace jitsym::plugin

@@ -30,6 +30,12 @@ plugin, tinyjit, lldb_command, kinds = sys.argv[1], sys.argv[2], sys.argv[3], sy
 PROGRAM_ARGS = ["--phases", "1", "--probe-sleep-ms", "60000"]
 
 
+def remove_map(pid):
+    """tinyjit's map, which a later process given the PID would take for its own."""
+    if os.path.exists("/tmp/perf-%d.map" % pid):
+        os.unlink("/tmp/perf-%d.map" % pid)
+
+
 def jit_frames(backtrace):
     return [re.sub(r"^.*frame #\d+: 0x[0-9a-f]+ ", "", line).strip()
             for line in backtrace.splitlines() if "frame #" in line and " jit`" in line]
@@ -95,6 +101,7 @@ class ThroughSbApi:
         print("%s: stopped=%s interrupted=%s synced=%s frames=%s" % (
             kind, state == lldb.eStateStopped, interrupted, count == syncs_before + 1,
             jit_frames(self.run("thread backtrace"))))
+        remove_map(process.GetProcessID())
         process.Kill()
 
 
@@ -144,6 +151,7 @@ def at_the_command_line():
     send("jit-sync --status\n")
     read_until(r"compile watch[^\n]*\n", 10)
     status = transcript[mark:]
+    pid = re.search(r"Process (\d+) launched", transcript)
     send("process kill\n")
     read_until(r"\(lldb\) $", 10)
     send("quit\n")
@@ -152,6 +160,8 @@ def at_the_command_line():
     except subprocess.TimeoutExpired:
         lldb_process.kill()
     os.close(leader)
+    if pid:
+        remove_map(int(pid.group(1)))
     print("ctrl-c: stopped=%s synced=%s frames=%s" % (stopped, syncs(status) == 1,
                                                    jit_frames(backtrace)))
     if os.environ.get("INTERRUPT_SESSION_TRANSCRIPT"):
