@@ -10,9 +10,10 @@
 namespace jitsym::plugin {
 namespace {
 
-constexpr std::chrono::milliseconds kLookEvery{50};
+constexpr std::chrono::milliseconds kLookEvery{20};
 // Longer than a stop hook takes to begin: at a stop LLDB runs hooks at, the
 // hook syncs, not this thread (both at once made LLDB show compile stops).
+// A stop whose event says interrupted has no hook coming, and does not wait.
 constexpr std::chrono::milliseconds kHookTime{100};
 
 } // namespace
@@ -81,6 +82,13 @@ void InterruptStops::look() {
     const uint32_t stopId = process.GetStopID();
     if (synced == stopId)
       continue;
+    // An interrupt's stop runs no stop hook: synced at once (an IDE asks
+    // for the stack as soon as it hears of the pause).
+    lldb::SBEvent stopEvent = process.GetStopEventForStopID(stopId);
+    if (stopEvent.IsValid() && lldb::SBProcess::GetInterruptedFromEvent(stopEvent)) {
+      syncUnsyncedStop(target);
+      continue;
+    }
     const uint32_t key = process.GetUniqueID();
     auto known = unsynced_.find(key);
     if (known == unsynced_.end() || known->second.stopId != stopId) {

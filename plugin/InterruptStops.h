@@ -7,9 +7,10 @@
 // core files, through Target::RunStopHooks(true)).
 //
 // How: a thread looks at the process of every target of the debuggers that
-// loaded the plugin, 20 times a second. A process
-// stopped at a stop no sync was at (TargetSync::stopSynced) for 100 ms, time
-// enough for a stop hook to have begun, is synced from here, with the
+// loaded the plugin, 50 times a second. A process stopped at a stop no sync
+// was at (TargetSync::stopSynced) is synced from here: at once when the
+// stop's event says interrupted, else after 100 ms, time enough for a stop
+// hook to have begun, with the
 // target's API lock held (the registry lock only if free, never waited for
 // with the API lock held: a `jit-sync` command takes them the other way): the
 // process cannot be resumed under the sync, and a command that takes that

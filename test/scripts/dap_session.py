@@ -5,6 +5,9 @@ a continue, and prints what an IDE would show: the frames' names and source
 positions at each stop, and the progress events lldb-dap sent.
 
 usage: dap_session.py LLDB_DAP PLUGIN BREAKPOINT STOPS PROGRAM [ARG...]
+BREAKPOINT "pause": no breakpoint; each stop is a pause request sent a
+second after the program runs (LLDB runs no stop hook there), and the stack
+is asked for as soon as lldb-dap says it stopped, as an IDE does.
 """
 import json
 import os
@@ -78,8 +81,8 @@ class Adapter:
         return self.wait(lambda m: m.get("type") == "event" and m.get("event") == name)
 
 
-def show_stack(adapter, thread):
-    frames = adapter.request("stackTrace", {"threadId": thread, "startFrame": 0, "levels": 4})
+def show_stack(adapter, thread, levels=4):
+    frames = adapter.request("stackTrace", {"threadId": thread, "startFrame": 0, "levels": levels})
     for i, frame in enumerate(frames["body"]["stackFrames"]):
         source = frame.get("source", {}).get("name", "")
         where = " at %s:%s" % (source, frame.get("line")) if source else ""
@@ -100,14 +103,20 @@ def main(argv):
     launch = adapter.send("launch", {"program": program, "args": args,
                                      "initCommands": ["plugin load " + plugin]})
     adapter.wait_event("initialized")
-    adapter.request("setFunctionBreakpoints", {"breakpoints": [{"name": breakpoint}]})
+    pause = breakpoint == "pause"
+    if not pause:
+        adapter.request("setFunctionBreakpoints", {"breakpoints": [{"name": breakpoint}]})
     adapter.request("configurationDone")
     adapter.response(launch, "launch")
     for stop in range(1, stops + 1):
+        if pause:
+            time.sleep(1)
+            threads = adapter.request("threads")["body"]["threads"]
+            adapter.request("pause", {"threadId": threads[0]["id"]})
         stopped = adapter.wait_event("stopped")
         thread = stopped["body"]["threadId"]
         print("stop %d: %s" % (stop, stopped["body"].get("reason")))
-        show_stack(adapter, thread)
+        show_stack(adapter, thread, 7 if pause else 4)
         if stop < stops:
             adapter.request("continue", {"threadId": thread})
     # Progress: each start and end, and the last update before an end.
