@@ -11,6 +11,7 @@ usage: sync_bench.py [--remote] BUILD_DIR [LINES]   (LLDB_DEBUGSERVER_PATH must 
 """
 import os
 import re
+import shutil
 import socket
 import subprocess
 import sys
@@ -85,3 +86,6 @@ print("peak RSS of this LLDB process: %d MB" % rss)
 process.Kill()
 if remote:
     server.terminate()
+# Its 1M-line map and the plugin's files are this run's only.
+lldb.SBDebugger.Destroy(debugger)
+shutil.rmtree(work, ignore_errors=True)
