@@ -4,7 +4,9 @@ the name an Erlang user types (MODULE:FUNCTION/ARITY), and continues; the
 module is loaded and compiled after that. Prints what FileCheck pins, then
 detaches and lets the program finish.
 
-usage: beam_session.py PLUGIN MODULE_DIR FUNCTION
+usage: beam_session.py PLUGIN MODULE_DIR FUNCTION [PERF]
+PERF is +JPperf's value: map (the default), or true (map and jitdump, which
+BEAM writes as /tmp/jit-PID.dump: it gives the lines).
 """
 import os
 import subprocess
@@ -17,9 +19,10 @@ from lldb_driver import Driver, continue_past_compile_stops
 
 def main():
     plugin, module_dir, function = sys.argv[1:4]
+    perf = sys.argv[4] if len(sys.argv) > 4 else "map"
     # busy:main() only after a while: LLDB attaches before the module loads.
     erl = subprocess.Popen(
-        ["erl", "+JPperf", "map", "-noshell", "-pa", module_dir,
+        ["erl", "+JPperf", perf, "-noshell", "-pa", module_dir,
          "-eval", "timer:sleep(2000), busy:main()."],
         stdout=subprocess.PIPE, text=True)
     beam = None
@@ -50,9 +53,9 @@ def main():
         if erl.poll() is None:
             erl.kill()
             erl.wait()
-        perf_map = "/tmp/perf-%d.map" % beam
-        if os.path.exists(perf_map):
-            os.unlink(perf_map)
+        for written in ("/tmp/perf-%d.map" % beam, "/tmp/jit-%d.dump" % beam):
+            if os.path.exists(written):  # BEAM's map and jitdump go to /tmp
+                os.unlink(written)
 
 
 if __name__ == "__main__":
