@@ -87,20 +87,28 @@ static void (*emit(long index))(long)
     return (void (*)(long))(void *)at;
 }
 
-/* The CODE_LOAD of function `index` named PREFIX_INDEX, code bytes included. */
-static size_t code_load(char *out, const char *prefix, long index)
+/* A record's prefix (id, total size, timestamp) and its pid and tid. */
+static size_t record_start(char *out, uint32_t id, uint32_t size)
 {
-    char name[64];
-    size_t name_len = (size_t)snprintf(name, sizeof name, "%s_%ld", prefix, index) + 1;
-    uint64_t address = (uint64_t)(uintptr_t)(code + (size_t)index * FUNCTION_BYTES);
-    uint32_t id = 0, pid = (uint32_t)getpid(), size = (uint32_t)(16 + 8 + 32 + name_len + FUNCTION_BYTES);
-    uint64_t time = timestamp(), code_size = FUNCTION_BYTES, code_index = (uint64_t)index;
+    uint32_t pid = (uint32_t)getpid();
+    uint64_t time = timestamp();
     size_t at = 0;
     at += put(out + at, &id, 4);
     at += put(out + at, &size, 4);
     at += put(out + at, &time, 8);
     at += put(out + at, &pid, 4);
     at += put(out + at, &pid, 4);
+    return at;
+}
+
+/* The CODE_LOAD of function `index` named PREFIX_INDEX, code bytes included. */
+static size_t code_load(char *out, const char *prefix, long index)
+{
+    char name[64];
+    size_t name_len = (size_t)snprintf(name, sizeof name, "%s_%ld", prefix, index) + 1;
+    uint64_t address = (uint64_t)(uintptr_t)(code + (size_t)index * FUNCTION_BYTES);
+    uint64_t code_size = FUNCTION_BYTES, code_index = (uint64_t)index;
+    size_t at = record_start(out, 0, (uint32_t)(16 + 8 + 32 + name_len + FUNCTION_BYTES));
     at += put(out + at, &address, 8); /* vma */
     at += put(out + at, &address, 8);
     at += put(out + at, &code_size, 8);
@@ -115,14 +123,8 @@ static size_t code_move(char *out, long from, long to)
 {
     uint64_t old_address = (uint64_t)(uintptr_t)(code + (size_t)from * FUNCTION_BYTES);
     uint64_t new_address = (uint64_t)(uintptr_t)(code + (size_t)to * FUNCTION_BYTES);
-    uint32_t id = 1, pid = (uint32_t)getpid(), size = 16 + 8 + 40;
-    uint64_t time = timestamp(), code_size = FUNCTION_BYTES, code_index = (uint64_t)from;
-    size_t at = 0;
-    at += put(out + at, &id, 4);
-    at += put(out + at, &size, 4);
-    at += put(out + at, &time, 8);
-    at += put(out + at, &pid, 4);
-    at += put(out + at, &pid, 4);
+    uint64_t code_size = FUNCTION_BYTES, code_index = (uint64_t)from;
+    size_t at = record_start(out, 1, 16 + 8 + 40);
     at += put(out + at, &new_address, 8); /* vma */
     at += put(out + at, &old_address, 8);
     at += put(out + at, &new_address, 8);
