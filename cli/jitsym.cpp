@@ -10,6 +10,7 @@
 #include "jitsym/files/PrivateDir.h"
 #include "jitsym/files/ProcessFiles.h"
 #include "jitsym/objects/RegionExport.h"
+#include "jitsym/symbols/JitdumpEntries.h"
 #include "jitsym/plan/RegionPlanner.h"
 #include "jitsym/files/Snapshot.h"
 #include "jitsym/objects/SymbolFileWriter.h"
@@ -230,6 +231,19 @@ static int runExport() {
   request.unwind = &loaded.unwind;
   request.triple = defaultTriple(loaded, ExportTriple);
   request.origin = llvm::join(sources, " + ");
+  // A jitdump's code bytes say which functions keep a frame pointer.
+  std::vector<JitdumpEntries> dumps;
+  for (const std::string &source : sources)
+    if (std::optional<std::string> bytes = readFile(source))
+      if (JitdumpEntries entries = JitdumpEntries::read(*bytes); entries.size() > 0)
+        dumps.push_back(std::move(entries));
+  if (!dumps.empty())
+    request.entries = [&dumps](uint64_t start, uint64_t) {
+      for (auto it = dumps.rbegin(); it != dumps.rend(); ++it) // the later source wins
+        if (FramePointer said = it->at(start); said != FramePointer::Unknown)
+          return said;
+      return FramePointer::Unknown;
+    };
   if (!maps.empty()) {
     std::optional<std::string> text = readFile(maps);
     if (!text) {

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <utility>
 
+#include "FunctionEntries.h"
 #include "jitsym/objects/DebugObject.h"
 #include "jitsym/objects/LldbSymbols.h"
 #include "jitsym/plan/RegionPlanner.h"
@@ -105,6 +106,16 @@ PublishReport Publisher::publish(lldb::SBDebugger &debugger, lldb::SBTarget &tar
       replan.insert(w);
   }
 
+  // New code whose unwind rule its module's object does not give (FramePointer.h):
+  // the region is made anew.
+  FunctionEntries entries(target.GetProcess());
+  const EntryProbe probe = entries.probe();
+  for (const auto &[key, symbols] : added)
+    if (!stale.count(key) && !modules.frameRulesHold(key, symbols, isData, probe)) {
+      stale.insert(key);
+      replan.insert(windowIndexOf(key));
+    }
+
   std::set<uint64_t> windows = replan;
   for (const auto &entry : added)
     windows.insert(windowIndexOf(entry.first));
@@ -140,7 +151,7 @@ PublishReport Publisher::publish(lldb::SBDebugger &debugger, lldb::SBTarget &tar
             return built.takeError();
           debugSections = std::move(*built);
         }
-        return modules.create(debugger, target, in.table, *fresh, isData,
+        return modules.create(debugger, target, in.table, *fresh, isData, probe,
                               std::move(debugSections));
       }
       if (symbols.empty())

@@ -1,8 +1,9 @@
 // Gives LLDB what changed in a process's symbol table since the last sync, region
 // by region as core RegionPlanner.h plans them: new symbols of a region whose
 // module is still right go in as a delta; a window where code was replaced or
-// freed, or whose plan changed (a new run of memory, a new region), is planned
-// again and its modules made anew. A region LLDB refuses is reported once and
+// freed, or whose plan changed (a new run of memory, a new region), or whose
+// new code needs another unwind rule than its module gives (FramePointer.h),
+// is planned again and its modules made anew. A region LLDB refuses is reported once and
 // tried again at the next sync; it never stops the others.
 #pragma once
 

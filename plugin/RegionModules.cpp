@@ -118,7 +118,7 @@ llvm::Error RegionModules::attachSymbolFile(lldb::SBDebugger &debugger, lldb::SB
 
 llvm::Error RegionModules::create(lldb::SBDebugger &debugger, lldb::SBTarget &target,
                                   const SymbolTable &table, const PlannedRegion &planned,
-                                  SymbolPredicate isData,
+                                  SymbolPredicate isData, const EntryProbe &entries,
                                   std::vector<ElfSection> debugSections) {
   const uint64_t key = planned.section.start;
   // The module at `key` now, if any, is replaced rather than removed (below).
@@ -161,12 +161,13 @@ llvm::Error RegionModules::create(lldb::SBDebugger &debugger, lldb::SBTarget &ta
   // The symbols (and lines) go in the object: LLDB resolves breakpoints in a
   // module from them as it adds it, and reads them far faster than JSON.
   std::vector<LldbSymbol> symbols = lldbSymbolsOf(table, planned.symbols, isData);
+  region.framePointerCode = framePointerCodeOf(planned.section, planned.symbols, isData, entries);
   const bool ownLines = !debugSections.empty();
   if (previous && previous->module.IsValid())
     target.ClearModuleLoadAddress(previous->module); // its traps go first
   if (llvm::Error err = writeFileAtomically(
           objectPath, buildUnwindObject(planned.section, region.uuid, std::move(symbols),
-                                        std::move(debugSections)))) {
+                                        std::move(debugSections), region.framePointerCode))) {
     dropPrevious();
     return err;
   }
@@ -222,6 +223,16 @@ llvm::Error RegionModules::create(lldb::SBDebugger &debugger, lldb::SBTarget &ta
     region.dataSymbols += isData(*symbol);
   regions_.emplace(key, std::move(region));
   return llvm::Error::success();
+}
+
+bool RegionModules::frameRulesHold(uint64_t key, const std::vector<const Symbol *> &symbols,
+                                   SymbolPredicate isData, const EntryProbe &entries) const {
+  const RegionModule *region = find(key);
+  if (!region)
+    return true;
+  return std::all_of(symbols.begin(), symbols.end(), [&](const Symbol *symbol) {
+    return isData(*symbol) || frameRuleHolds(region->framePointerCode, *symbol, entries);
+  });
 }
 
 llvm::Error RegionModules::append(lldb::SBDebugger &debugger, lldb::SBTarget &target,

@@ -1,13 +1,16 @@
 // The LLDB side of the JIT symbols of one process: one module per planned region
 // (core RegionPlanner.h), keyed by its section's start. A module is an unwind
-// object (ELF: code section + frame-pointer .eh_frame, see core UnwindObject.h)
+// object (ELF: code section + .eh_frame giving the frame-pointer rule to the
+// code that keeps a frame pointer, see core UnwindObject.h and FramePointer.h)
 // that carries the region's symbols in its .symtab; symbols added later go in
 // as small JSON delta files attached with `target symbols add`. A region whose
 // code was replaced or freed is made again as a new module, because LLDB can
 // add symbols to a module but never remove them: its object, at the same path
 // with a new UUID, replaces the old module, so LLDB moves breakpoint locations
 // to the new module's code (Breakpoint::ModuleReplaced) and drops those with
-// no code left. A region with source lines has them in its object's DWARF
+// no code left. New code whose unwind rule the object does not give (a
+// function without a frame pointer after one with it, or the reverse) also
+// has its region made anew. A region with source lines has them in its object's DWARF
 // (core DebugObject.h); after a delta it gets a debug object with all of them:
 // each `target symbols add` replaces the module's symbol file (the JSON
 // symbols stay in its symbol table), so the debug object is written again
@@ -20,6 +23,7 @@
 #include <vector>
 
 #include "jitsym/objects/DebugObject.h"
+#include "jitsym/plan/FramePointer.h"
 #include "jitsym/symbols/LineTables.h"
 #include "jitsym/plan/RegionPlanner.h"
 #include "jitsym/symbols/SymbolTable.h"
@@ -37,6 +41,8 @@ struct RegionModule {
   uint64_t symbols = 0;
   uint64_t dataSymbols = 0; // of `symbols`, given to LLDB as data
   UuidBytes uuid{};
+  // The code its object gives the frame-pointer unwind rule (FramePointer.h).
+  std::vector<AddressRange> framePointerCode;
   lldb::SBModule module;
   std::string directory;       // its JSON deltas and debug objects
   std::string objectDirectory; // its object, at one path for every generation
@@ -55,9 +61,15 @@ public:
   // `isData`: which symbols go as data (RegionPlanner::isData).
   // `debugSections`: the region's lines and unwind tables, if it has any
   // (DebugObject.h's buildDebugSections), carried by the module's object.
+  // `entries`: what each function's entry says of its frame pointer.
   llvm::Error create(lldb::SBDebugger &debugger, lldb::SBTarget &target,
                      const SymbolTable &table, const PlannedRegion &region,
-                     SymbolPredicate isData, std::vector<ElfSection> debugSections = {});
+                     SymbolPredicate isData, const EntryProbe &entries,
+                     std::vector<ElfSection> debugSections = {});
+  // Whether the module of region `key` gives each of `symbols` (new code in
+  // it) the unwind rule its entry asks for; if not, it must be made anew.
+  bool frameRulesHold(uint64_t key, const std::vector<const Symbol *> &symbols,
+                      SymbolPredicate isData, const EntryProbe &entries) const;
   // Attaches `symbols` to the module of region `key`.
   llvm::Error append(lldb::SBDebugger &debugger, lldb::SBTarget &target, uint64_t key,
                      const SymbolTable &table, const std::vector<const Symbol *> &symbols,

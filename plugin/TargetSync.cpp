@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "jitsym/files/PrivateDir.h"
+#include "FunctionEntries.h"
 #include "jitsym/objects/RegionExport.h"
 #include "jitsym/files/Snapshot.h"
 
@@ -356,6 +357,9 @@ llvm::Expected<ExportReport> TargetSync::exportTo(lldb::SBDebugger &debugger,
     return lineCanExist(file, line);
   };
   request.plausible = plausible;
+  FunctionEntries entries(process);
+  if (process.IsValid())
+    request.entries = entries.probe();
   llvm::Expected<ExportResult> result = exportRegions(directory, request);
   if (!result)
     return result.takeError();

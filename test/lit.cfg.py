@@ -87,6 +87,7 @@ config.substitutions.append(("%examples", os.path.join(config.jitsym_source_dir,
 config.substitutions.append(("FileCheck", os.path.join(tools, "FileCheck")))
 config.substitutions.append(("not ", os.path.join(tools, "not") + " "))
 config.substitutions.append(("split-file", os.path.join(tools, "split-file")))
+config.substitutions.append(("llvm-dwarfdump", os.path.join(tools, "llvm-dwarfdump")))
 
 # The kernel writes cores as plain files into the working directory.
 try:

@@ -68,7 +68,8 @@ static struct {
     int split_runs;      /* --split-runs */
     size_t bulk_stride;  /* --bulk-stride */
     const char *map_call; /* --map-call: write, writev, pwrite or pwritev */
-} opt = { 3, 0, 0, 0, NULL, NULL, NULL, 0, BULK_FN_SIZE, "write" };
+    int frameless_from;  /* --frameless-from: first phase without frame pointers */
+} opt = { 3, 0, 0, 0, NULL, NULL, NULL, 0, BULK_FN_SIZE, "write", 0 };
 
 static int map_fd = -1;
 static unsigned char *region; /* main 1 MiB code region */
@@ -86,6 +87,7 @@ static void usage(FILE *out)
             "               [--bulk N] [--bulk-stride B] [--map PATH | --map-dir DIR]\n"
             "               [--crash-at N] [--probe-sleep-ms M]\n"
             "               [--split-runs] [--map-call write|writev|pwrite|pwritev]\n"
+            "               [--frameless-from N]\n"
             "  --phases N      number of JIT phases to run (1..%d, default 3)\n"
             "  --sleep-ms M    sleep M milliseconds between phases (default 0)\n"
             "  --map-form F    'plain' (default, like Node) or '0x' (like HotSpot)\n"
@@ -103,7 +105,9 @@ static void usage(FILE *out)
             "  --split-runs    map a file page between phase 1's code and the later phases'\n"
             "                  code: two runs of JIT memory in one 1 MiB window\n"
             "  --map-call C    append each map line with write (default), writev (name\n"
-            "                  and newline apart), pwrite or pwritev (at the map's end)\n",
+            "                  and newline apart), pwrite or pwritev (at the map's end)\n"
+            "  --frameless-from N  phase N and later compile code that keeps no frame\n"
+            "                  pointer (sub rsp, 8 first; rbp untouched), as Mono's does\n",
             MAX_PHASES);
 }
 
@@ -220,6 +224,19 @@ static void emit_epilogue(struct emitter *e)
     emit_u8(e, 0xc3);                               /* ret           */
 }
 
+/* Code that keeps no frame pointer: sub rsp, 8 (the stack stays aligned for
+   the call) ... add rsp, 8; ret. rbp stays the caller's. */
+static void emit_frameless_prologue(struct emitter *e)
+{
+    emit_u8(e, 0x48); emit_u8(e, 0x83); emit_u8(e, 0xec); emit_u8(e, 0x08);
+}
+
+static void emit_frameless_epilogue(struct emitter *e)
+{
+    emit_u8(e, 0x48); emit_u8(e, 0x83); emit_u8(e, 0xc4); emit_u8(e, 0x08);
+    emit_u8(e, 0xc3);
+}
+
 static void emit_call_abs(struct emitter *e, uintptr_t target)
 {
     emit_u8(e, 0x48); emit_u8(e, 0xb8);             /* mov rax, imm64 */
@@ -296,26 +313,39 @@ static struct emitter slot_begin(int slot)
     return e;
 }
 
-/* fn: push rbp; mov rbp,rsp; mov rax,callee; call rax; pop rbp; ret */
-static size_t compile_caller(int slot, uintptr_t callee)
+/* fn: push rbp; mov rbp,rsp; mov rax,callee; call rax; pop rbp; ret
+ * (frameless: sub rsp,8; ...; add rsp,8; ret) */
+static size_t compile_caller(int slot, uintptr_t callee, int frameless)
 {
     struct emitter e = slot_begin(slot);
-    emit_prologue(&e);
+    if (frameless)
+        emit_frameless_prologue(&e);
+    else
+        emit_prologue(&e);
     emit_call_abs(&e, callee);
-    emit_epilogue(&e);
+    if (frameless)
+        emit_frameless_epilogue(&e);
+    else
+        emit_epilogue(&e);
     return e.len;
 }
 
 /* fn: push rbp; mov rbp,rsp; mov edi,phase; mov rax,jit_probe; call rax;
- *     pop rbp; ret */
-static size_t compile_probe_leaf(int slot, int phase)
+ *     pop rbp; ret (frameless: as compile_caller) */
+static size_t compile_probe_leaf(int slot, int phase, int frameless)
 {
     struct emitter e = slot_begin(slot);
-    emit_prologue(&e);
+    if (frameless)
+        emit_frameless_prologue(&e);
+    else
+        emit_prologue(&e);
     emit_u8(&e, 0xbf);                              /* mov edi, imm32 */
     emit_le(&e, (uint32_t)phase, 4);
     emit_call_abs(&e, (uintptr_t)&jit_probe);
-    emit_epilogue(&e);
+    if (frameless)
+        emit_frameless_epilogue(&e);
+    else
+        emit_epilogue(&e);
     return e.len;
 }
 
@@ -402,12 +432,13 @@ static jit_fn compile_phase(int k)
     entry = (uintptr_t)slot_addr(entry_slot);
     leaf = (uintptr_t)slot_addr(leaf_slot);
 
+    const int frameless = opt.frameless_from > 0 && k >= opt.frameless_from;
     region_writable();
-    if (k == 3)
+    if (k == 3 && !frameless)
         leaf_len = compile_reused_leaf(leaf_slot, k);
     else
-        leaf_len = compile_probe_leaf(leaf_slot, k);
-    entry_len = compile_caller(entry_slot, leaf);
+        leaf_len = compile_probe_leaf(leaf_slot, k, frameless);
+    entry_len = compile_caller(entry_slot, leaf, frameless);
     region_executable();
 
     /* Code is in place: log it before it is ever run. */
@@ -434,7 +465,7 @@ static int known_option(const char *name)
 {
     static const char *const names[] = {
         "--phases", "--sleep-ms", "--probe-sleep-ms", "--bulk", "--bulk-stride", "--map", "--map-dir", "--map-form", "--crash-at",
-        "--android-app",
+        "--android-app", "--frameless-from",
     };
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if (strcmp(name, names[i]) == 0)
@@ -493,6 +524,8 @@ static void parse_args(int argc, char **argv)
             opt.sleep_ms = parse_long(val, 0, LONG_MAX / 1000000L, name);
         else if (strcmp(name, "--probe-sleep-ms") == 0)
             probe_sleep_ms = parse_long(val, 0, LONG_MAX / 1000000L, name);
+        else if (strcmp(name, "--frameless-from") == 0)
+            opt.frameless_from = (int)parse_long(val, 1, MAX_PHASES, name);
         else if (strcmp(name, "--crash-at") == 0)
             crash_at_phase = (int)parse_long(val, 1, MAX_PHASES, name);
         else if (strcmp(name, "--bulk") == 0)

@@ -10,8 +10,11 @@
 //  - line entries of a CODE_DEBUG_INFO lie within the record;
 //  - the symbol table stays sorted and disjoint and every line table lookup
 //    returns an interned file;
-//  - every unwind table kept lies within the code it was given with.
+//  - every unwind table kept lies within the code it was given with;
+//  - JitdumpEntries reads the code bytes inside the input only (ASan) and
+//    knows no more functions than CODE_LOAD and CODE_MOVE records put code at.
 #include "jitsym/formats/JitdumpParser.h"
+#include "jitsym/symbols/JitdumpEntries.h"
 #include "jitsym/symbols/JitdumpSymbols.h"
 #include "jitsym/symbols/LineTables.h"
 #include "jitsym/symbols/SymbolTable.h"
@@ -52,6 +55,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   options.unwind = &unwind;
   JitdumpSymbols symbols(table, lines, options);
   std::map<uint64_t, uint64_t> loadedEnds; // code start -> end of its last CODE_LOAD
+  size_t placings = 0;                      // CODE_LOAD and CODE_MOVE records
   symbols.onHeader(*header);
   uint64_t at = header->headerSize;
   while (at < bytes.size()) {
@@ -84,6 +88,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       if (const auto *unwind = std::get_if<JitUnwindingInfo>(&parse.record.body))
         CHECK(inside(unwind->data, record));
       symbols.onRecord(parse.record, at);
+      placings += std::holds_alternative<JitCodeLoad>(parse.record.body) ||
+                  std::holds_alternative<JitCodeMove>(parse.record.body);
       if (const auto *load = std::get_if<JitCodeLoad>(&parse.record.body)) {
         loadedEnds[load->codeAddress] = load->codeAddress + load->codeSize;
         if (const std::vector<CallFrameInfo> *frames = unwind.frames(load->codeAddress))
@@ -94,6 +100,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     }
     at += parse.record.size;
   }
+
+  CHECK(JitdumpEntries::read(bytes).size() <= placings);
 
   uint64_t previousEnd = 0;
   bool first = true;

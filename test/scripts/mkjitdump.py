@@ -3,7 +3,7 @@
 
   header [version=1] [mach=62] [pid=N] [size=40] [magic=0xHEX] [swapped]
   load addr=HEX size=HEX [index=N] [pid=N] [tid=N] [vma=HEX] [total=N] [codesize=N]
-       [noterm] name=REST OF LINE
+       [code=HEXBYTES] [noterm] name=REST OF LINE
   move old=HEX new=HEX size=HEX [index=N] [total=N]
   debug addr=HEX [total=N] [count=N] entry=HEX:LINE:COL:FILE ...   (FILE '=': as before)
   unwind data=HEXBYTES [hdr=N] [mapped=N] [total=N]
@@ -65,7 +65,9 @@ def main():
                                get("size", 40), get("mach", 62), 0, get("pid", 4242), 1, 0)
             out += bytes(max(0, get("size", 40) - 40))
         elif kind == "load":
-            code = bytes(get("size"))
+            # The code: its first bytes as given, then zeros.
+            code = bytes.fromhex(fields.get("code", ""))
+            code += bytes(max(0, get("size") - len(code)))
             body = struct.pack(order + "IIQQQQ", get("pid", 4242), get("tid", 4242),
                                get("vma", get("addr")), get("addr"),
                                get("codesize", get("size")), get("index"))

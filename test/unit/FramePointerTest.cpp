@@ -1,9 +1,10 @@
-// The frame-pointer prologue as JIT compilers write it, and code that keeps
-// no frame pointer.
+// The frame-pointer prologue as JIT compilers write it, code that keeps no
+// frame pointer, and which parts of a region get the frame-pointer rule.
 #include "jitsym/plan/FramePointer.h"
 
 #include <gtest/gtest.h>
 
+#include <map>
 #include <vector>
 
 using namespace jitsym;
@@ -12,30 +13,138 @@ namespace {
 
 FramePointer of(std::vector<uint8_t> bytes) { return framePointerAtEntry(bytes); }
 
+// Pads a prologue to the bytes a reader gives (the next instructions).
+std::vector<uint8_t> withNops(std::vector<uint8_t> bytes) {
+  bytes.resize(kFramePointerProbeBytes, 0x90);
+  return bytes;
+}
+
 } // namespace
 
 TEST(FramePointer, PushRbpMovRbpRspKeepsIt) {
-  // V8 (TurboFan, Sparkplug), tinyjit, gcc -O0: push rbp; mov rbp, rsp; ...
+  // tinyjit, gcc -O0: push rbp; mov rbp, rsp; ...
   EXPECT_EQ(of({0x55, 0x48, 0x89, 0xe5, 0x56, 0x57}), FramePointer::Kept);
   EXPECT_EQ(of({0x55, 0x48, 0x8b, 0xec}), FramePointer::Kept); // the other encoding
   // After endbr64 (CET-enabled compilers).
   EXPECT_EQ(of({0xf3, 0x0f, 0x1e, 0xfa, 0x55, 0x48, 0x89, 0xe5}), FramePointer::Kept);
 }
 
-TEST(FramePointer, OtherEntriesDoNot) {
-  // HotSpot C2: a stack bang, then push rbp; sub rsp, N (rbp is a general register).
-  EXPECT_EQ(of({0x89, 0x84, 0x24, 0x00, 0xc0, 0xfe, 0xff, 0x55}), FramePointer::NotKept);
-  // Mono: sub rsp, N first.
-  EXPECT_EQ(of({0x48, 0x83, 0xec, 0x18, 0x48, 0x89, 0x1c, 0x24}), FramePointer::NotKept);
-  // push rbp then not mov rbp, rsp (rbp saved as a callee-saved register).
-  EXPECT_EQ(of({0x55, 0x48, 0x83, 0xec, 0x20}), FramePointer::NotKept);
-  // A leaf that returns at once.
-  EXPECT_EQ(of({0xc3}), FramePointer::NotKept);
+TEST(FramePointer, AfterChecksThatMoveNothing) {
+  // Node 20's TurboFan code (bytes read from a live process): mov rbx,
+  // [rcx-8]; test byte [rbx+0x35], 1; jnz (to the deoptimizer); then the frame.
+  EXPECT_EQ(of(withNops({0x48, 0x8b, 0x59, 0xf8, 0xf6, 0x43, 0x35, 0x01, 0x0f, 0x85, 0x32,
+                         0x69, 0xe4, 0x1f, 0x55, 0x48, 0x89, 0xe5, 0x56, 0x57, 0x50})),
+            FramePointer::Kept);
 }
 
-TEST(FramePointer, TooFewBytesToTell) {
+TEST(FramePointer, OtherFramesDoNot) {
+  // HotSpot: a stack bang, then push rbp; sub rsp, N (rbp is a general register).
+  EXPECT_EQ(of(withNops({0x89, 0x84, 0x24, 0x00, 0xc0, 0xfe, 0xff, 0x55, 0x48, 0x83, 0xec,
+                         0x20})),
+            FramePointer::NotKept);
+  // Mono: sub rsp, N first (the fast path, and after a check).
+  EXPECT_EQ(of({0x48, 0x83, 0xec, 0x18, 0x48, 0x89, 0x1c, 0x24}), FramePointer::NotKept);
+  EXPECT_EQ(of(withNops({0x48, 0x85, 0xc0, 0x48, 0x83, 0xec, 0x18})), FramePointer::NotKept);
+  // push rbp then not mov rbp, rsp (rbp saved as a callee-saved register).
+  EXPECT_EQ(of(withNops({0x55, 0x48, 0x83, 0xec, 0x20})), FramePointer::NotKept);
+  // Another register pushed first: the return address is not at rbp+16.
+  EXPECT_EQ(of(withNops({0x53, 0x55, 0x48, 0x89, 0xe5})), FramePointer::NotKept);
+  // Callee-saved registers pushed, then rsp moved (gcc -O2).
+  EXPECT_EQ(of(withNops({0x41, 0x57, 0x53, 0x48, 0x83, 0xec, 0x28})), FramePointer::NotKept);
+  // rbp written as a general register.
+  EXPECT_EQ(of(withNops({0x48, 0x8b, 0x2f, 0x55, 0x48, 0x89, 0xe5})), FramePointer::NotKept);
+}
+
+TEST(FramePointer, CannotTell) {
   EXPECT_EQ(of({}), FramePointer::Unknown);
+  // Cut off before the frame is set up, or inside an instruction.
   EXPECT_EQ(of({0xf3, 0x0f, 0x1e, 0xfa}), FramePointer::Unknown);
   EXPECT_EQ(of({0x55}), FramePointer::Unknown);
   EXPECT_EQ(of({0x55, 0x48, 0x89}), FramePointer::Unknown);
+  // Not code.
+  EXPECT_EQ(of(withNops({0x06})), FramePointer::Unknown); // push es: invalid in 64-bit mode
+  // Control leaves first: a return, a jump (HotSpot's patched entry: jmp
+  // wrong_method_stub, then its frame), a call (Node 20's baseline code
+  // calls an out-of-line prologue: mov ebx, N; mov r12, imm64; call).
+  EXPECT_EQ(of({0xc3}), FramePointer::Unknown);
+  EXPECT_EQ(of(withNops({0xe9, 0xfb, 0x6d, 0x58, 0x07, 0x90, 0x90, 0x55, 0x48, 0x89, 0xe5})),
+            FramePointer::Unknown);
+  EXPECT_EQ(of(withNops({0xbb, 0xa8, 0x00, 0x00, 0x00, 0x49, 0xbc, 0x69, 0xa8, 0xa0, 0x9d,
+                         0x9b, 0x3c, 0x00, 0x00, 0xe8, 0xec, 0x97, 0xe4, 0x1f})),
+            FramePointer::Unknown);
+  // 64 bytes that set up no frame at all.
+  EXPECT_EQ(of(withNops({})), FramePointer::Unknown);
+  // HotSpot's interpreter symbol starts with data (read from a live JVM):
+  // push imm32; jg; then more bytes that are not its code.
+  EXPECT_EQ(of(withNops({0x68, 0x02, 0xa4, 0xf7, 0xff, 0x7f, 0x00, 0x00, 0xe0, 0x01, 0x00,
+                         0x00, 0xff, 0xff})),
+            FramePointer::Unknown);
+}
+
+namespace {
+
+constexpr AddressRange kSection{0x1000, 0x2000};
+
+std::vector<AddressRange> rangesOf(std::vector<FunctionEntry> functions) {
+  return framePointerRanges(kSection, std::move(functions));
+}
+
+constexpr FramePointer K = FramePointer::Kept, N = FramePointer::NotKept,
+                       U = FramePointer::Unknown;
+
+} // namespace
+
+TEST(FramePointerRanges, RunsOfFramePointerCodeBetweenCodeWithout) {
+  // The first run covers the section from its start; runs merge; code
+  // without a frame pointer and the gap after it are left out.
+  EXPECT_EQ(rangesOf({{0x1100, K}, {0x1200, U}, {0x1300, N}, {0x1400, N}, {0x1500, K},
+                      {0x1600, N}}),
+            (std::vector<AddressRange>{{0x1000, 0x1300}, {0x1500, 0x1600}}));
+  // Code without one first: nothing before the first run.
+  EXPECT_EQ(rangesOf({{0x1800, K}, {0x1100, N}}),
+            (std::vector<AddressRange>{{0x1800, 0x2000}})); // any order
+  EXPECT_EQ(rangesOf({{0x1100, N}}), std::vector<AddressRange>{});
+  EXPECT_EQ(rangesOf({}), std::vector<AddressRange>{});
+  // Aliases share their start: the first one speaks; outside: ignored.
+  EXPECT_EQ(rangesOf({{0x1100, K}, {0x1100, N}, {0x0800, N}, {0x2000, N}}),
+            (std::vector<AddressRange>{{0x1000, 0x2000}}));
+}
+
+TEST(FramePointerRanges, SayWhenNewCodeNeedsItsRegionMadeAnew) {
+  const std::vector<AddressRange> ranges = {{0x1000, 0x1300}, {0x1500, 0x1600}};
+  EXPECT_TRUE(coveredBy(ranges, 0x1000));
+  EXPECT_TRUE(coveredBy(ranges, 0x12ff));
+  EXPECT_FALSE(coveredBy(ranges, 0x1300));
+  EXPECT_TRUE(coveredBy(ranges, 0x1500));
+  EXPECT_FALSE(coveredBy(ranges, 0x1600));
+  EXPECT_FALSE(coveredBy(ranges, 0x0fff));
+
+  std::map<uint64_t, FramePointer> entries = {
+      {0x1280, K}, {0x1290, N}, {0x1380, N}, {0x1390, K}, {0x13a0, U}};
+  const EntryProbe probe = [&](uint64_t start, uint64_t) { return entries.at(start); };
+  auto holds = [&](uint64_t start) {
+    const Symbol symbol{start, 16, 1, 0, 0, 0};
+    return frameRuleHolds(ranges, symbol, probe);
+  };
+  EXPECT_TRUE(holds(0x1280));  // kept, in a run
+  EXPECT_FALSE(holds(0x1290)); // not kept, but in a run
+  EXPECT_TRUE(holds(0x1380));  // not kept, outside
+  EXPECT_FALSE(holds(0x1390)); // kept, outside
+  EXPECT_TRUE(holds(0x13a0));  // unknown: either
+}
+
+TEST(FramePointerRanges, OfARegionsSymbolsLeaveDataOut) {
+  const Symbol code{0x1100, 16, 1, 0, 0, 0}, data{0x1200, 16, 2, 0, 0, 0},
+      other{0x1300, 16, 3, 0, 0, 0};
+  const std::vector<const Symbol *> symbols = {&code, &data, &other};
+  std::vector<uint64_t> probed;
+  const EntryProbe probe = [&](uint64_t start, uint64_t size) {
+    probed.push_back(start);
+    EXPECT_EQ(size, 16u);
+    return start == 0x1300 ? N : K;
+  };
+  auto isData = [&](const Symbol &symbol) { return &symbol == &data; };
+  EXPECT_EQ(framePointerCodeOf(kSection, symbols, isData, probe),
+            (std::vector<AddressRange>{{0x1000, 0x1300}}));
+  EXPECT_EQ(probed, (std::vector<uint64_t>{0x1100, 0x1300}));
 }

@@ -1,6 +1,8 @@
 // Writing the JIT symbols of a process as loadable files, window by window.
 #include "jitsym/objects/RegionExport.h"
 
+#include "jitsym/plan/FramePointer.h"
+
 #include <cinttypes>
 #include <cstdio>
 
@@ -139,8 +141,11 @@ llvm::Expected<ExportResult> exportRegions(const std::string &directory,
     region.object = regionDirectory + "/" + RegionFiles::kObject;
     region.symbols = regionDirectory + "/" + RegionFiles::symbols();
     region.symbolCount = plan.symbols.size();
-    if (llvm::Error err =
-            writeFileAtomically(region.object, buildUnwindObject(plan.section, uuid)))
+    std::optional<std::vector<AddressRange>> framePointerCode;
+    if (request.entries)
+      framePointerCode = framePointerCodeOf(plan.section, plan.symbols, isData, request.entries);
+    if (llvm::Error err = writeFileAtomically(
+            region.object, buildUnwindObject(plan.section, uuid, {}, {}, framePointerCode)))
       return err;
 
     SymbolFileSpec spec;

@@ -1,5 +1,5 @@
-// The unwind object: .text (no bytes), .eh_frame (one CIE, one FDE for the
-// whole window) and the build-id, in an ElfImage.
+// The unwind object: .text (no bytes), .eh_frame (one CIE, an FDE per range
+// of frame-pointer code) and the build-id, in an ElfImage.
 #include "jitsym/objects/UnwindObject.h"
 
 #include "LittleEndianWriter.h"
@@ -18,7 +18,7 @@ constexpr uint64_t kFdeLead = 16;
 
 using Writer = LittleEndianWriter;
 
-std::string buildEhFrame(const AddressRange &text) {
+std::string buildEhFrame(const AddressRange &text, const std::vector<AddressRange> &ranges) {
   std::string data;
   Writer w(data);
   cfiRecord(w, [&](size_t) {
@@ -39,17 +39,24 @@ std::string buildEhFrame(const AddressRange &text) {
     w.put<uint8_t>(dwarf::DW_CFA_offset | kRegRbp);
     w.uleb(2);
   });
-  // The FDE starts a little below the code section. LLDB turns an FDE whose start
-  // lies in a section and has no symbol into a synthetic symbol as large as the
-  // FDE, and that one would shadow every JSON symbol in the window. Unwinding only
-  // asks which FDE covers a PC, so the extra bytes change nothing else.
-  const uint64_t begin = text.start >= kFdeLead ? text.start - kFdeLead : 0;
-  cfiRecord(w, [&](size_t start) {
-    w.put<uint32_t>(static_cast<uint32_t>(start + 4)); // back to the CIE at 0
-    w.put<uint64_t>(begin);
-    w.put<uint64_t>(text.end - begin);
-    w.uleb(0); // augmentation data length
-  });
+  // One FDE per range of code that keeps a frame pointer; the code between
+  // has none, so LLDB analyses its instructions. An FDE that starts inside
+  // the section where no symbol does becomes a synthetic symbol as large as
+  // the FDE, which would shadow the JSON symbols in it: ranges start at a
+  // function (framePointerRanges), and one that starts with the section
+  // starts a little below it instead. Unwinding only asks which FDE covers a
+  // PC, so the extra bytes change nothing else.
+  for (const AddressRange &range : ranges) {
+    uint64_t begin = range.start;
+    if (range.start == text.start)
+      begin = range.start >= kFdeLead ? range.start - kFdeLead : 0;
+    cfiRecord(w, [&](size_t start) {
+      w.put<uint32_t>(static_cast<uint32_t>(start + 4)); // back to the CIE at 0
+      w.put<uint64_t>(begin);
+      w.put<uint64_t>(range.end - begin);
+      w.uleb(0); // augmentation data length
+    });
+  }
   w.put<uint32_t>(0); // terminator
   return data;
 }
@@ -58,7 +65,8 @@ std::string buildEhFrame(const AddressRange &text) {
 
 std::string buildUnwindObject(const AddressRange &text, const UuidBytes &buildId,
                               std::vector<LldbSymbol> symbols,
-                              std::vector<ElfSection> debugSections) {
+                              std::vector<ElfSection> debugSections,
+                              std::optional<std::vector<AddressRange>> framePointerCode) {
   ElfImageSpec spec;
   spec.symbols = std::move(symbols);
   spec.buildId = buildId;
@@ -69,7 +77,8 @@ std::string buildUnwindObject(const AddressRange &text, const UuidBytes &buildId
   ElfSection ehFrame;
   ehFrame.name = ".eh_frame";
   ehFrame.type = ELF::SHT_PROGBITS;
-  ehFrame.bytes = buildEhFrame(text);
+  ehFrame.bytes = buildEhFrame(text, framePointerCode ? *framePointerCode
+                                                         : std::vector<AddressRange>{text});
   ehFrame.alignment = 8;
   spec.sections.push_back(std::move(ehFrame));
   for (ElfSection &section : debugSections)

@@ -4,7 +4,7 @@
 // Per region (see RegionPlanner.h) a directory wSTART/ holds the same
 // three files jit-sync gives LLDB live: `jit`, an ELF whose build-id is the
 // window's UUID and whose .text is the window (with the frame-pointer
-// .eh_frame, UnwindObject.h); `jit.json`, a JSON symbol file with that UUID,
+// .eh_frame for the code that keeps a frame pointer, UnwindObject.h); `jit.json`, a JSON symbol file with that UUID,
 // the section and every function of the window; and `jit.debug`, the DWARF of
 // their source lines and unwind tables (DebugObject.h), when any has them.
 // `load.lldb` gives them to a session (`command source DIR/load.lldb`), and
@@ -18,6 +18,7 @@
 #include "jitsym/objects/DebugObject.h"
 #include "jitsym/symbols/LineTables.h"
 #include "jitsym/formats/MemoryMap.h"
+#include "jitsym/plan/FramePointer.h"
 #include "jitsym/plan/Regions.h"
 #include "jitsym/symbols/SymbolTable.h"
 #include "jitsym/symbols/UnwindTables.h"
@@ -54,6 +55,9 @@ struct ExportRequest {
   // Ranges another module of the debugger names (jit-sync): left out.
   std::vector<AddressRange> claimed;
   LinePlausible plausible = nullptr;
+  // What each function's entry says of its frame pointer (the process's
+  // memory); none: every region's code gets the frame-pointer rule.
+  EntryProbe entries;
   std::string origin; // what the symbols were read from, for load.lldb's comment
 };
 

@@ -5,12 +5,15 @@
 // inserts bogus frames. An .eh_frame FDE covering the window with the
 // frame-pointer rule (CFA = rbp+16, return address at CFA-8, caller's rbp at
 // CFA-16) is what LLDB prefers for caller frames, so backtraces through JIT code
-// are exactly the frame-pointer unwind they were without symbols. The object has
+// are exactly the frame-pointer unwind they were without symbols. Only code
+// that keeps a frame pointer gets it (FramePointer.h): elsewhere the rule is
+// wrong, and LLDB's analysis is right. The object has
 // no code bytes: code is read from the live process. Names come from its own
 // .symtab, or from JSON symbol files that carry its build-id as their UUID.
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -27,9 +30,12 @@ namespace jitsym {
 // breakpoint in a module from its object's own symbols as the module is added,
 // which it does not for symbols of a JSON file added after it. With
 // `debugSections` (DebugObject.h), it carries the region's lines too, and a
-// file-and-line breakpoint resolves in it as it is added.
+// file-and-line breakpoint resolves in it as it is added. `framePointerCode`:
+// the code that gets the frame-pointer rule (framePointerRanges); none: all
+// of `text` (nothing is known of its code).
 std::string buildUnwindObject(const AddressRange &text, const UuidBytes &buildId,
                               std::vector<LldbSymbol> symbols = {},
-                              std::vector<ElfSection> debugSections = {});
+                              std::vector<ElfSection> debugSections = {},
+                              std::optional<std::vector<AddressRange>> framePointerCode = {});
 
 } // namespace jitsym

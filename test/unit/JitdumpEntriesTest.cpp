@@ -1,0 +1,71 @@
+// A jitdump's code bytes say which functions keep a frame pointer (offline
+// export, where no process memory is).
+#include "jitsym/symbols/JitdumpEntries.h"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+
+#include "jitsym/formats/JitdumpWriter.h"
+#include "llvm/BinaryFormat/ELF.h"
+
+using namespace jitsym;
+
+namespace {
+
+const std::string kKept("\x55\x48\x89\xe5\x5d\xc3", 6);          // push rbp; mov rbp, rsp
+const std::string kNotKept("\x48\x83\xec\x18\x48\x83\xc4\x18\xc3", 9); // sub rsp, 24
+
+std::string dumpOf(uint32_t machine) {
+  std::string out;
+  appendJitdumpHeader(out, {machine, 42, 1});
+  appendCodeLoad(out, 2, {42, 42, 0x1000, 1, "kept", kKept});
+  appendCodeLoad(out, 3, {42, 42, 0x2000, 2, "notkept", kNotKept});
+  return out;
+}
+
+void appendMove(std::string &out, uint64_t from, uint64_t to) {
+  jr_code_move move{};
+  move.p.id = uint32_t(JitdumpRecordId::CodeMove);
+  move.p.total_size = sizeof(move);
+  move.p.timestamp = 4;
+  move.pid = move.tid = 42;
+  move.old_code_addr = from;
+  move.new_code_addr = to;
+  move.code_size = kNotKept.size();
+  move.code_index = 2;
+  out.append(reinterpret_cast<const char *>(&move), sizeof(move));
+}
+
+} // namespace
+
+TEST(JitdumpEntries, FromTheCodeBytesOfEachLoad) {
+  const JitdumpEntries entries = JitdumpEntries::read(dumpOf(llvm::ELF::EM_X86_64));
+  EXPECT_EQ(entries.at(0x1000), FramePointer::Kept);
+  EXPECT_EQ(entries.at(0x2000), FramePointer::NotKept);
+  EXPECT_EQ(entries.at(0x3000), FramePointer::Unknown); // no code there
+  EXPECT_EQ(entries.probe()(0x2000, 0), FramePointer::NotKept);
+}
+
+TEST(JitdumpEntries, LaterLoadsAndMovesWin) {
+  std::string dump = dumpOf(llvm::ELF::EM_X86_64);
+  appendCodeLoad(dump, 5, {42, 42, 0x1000, 3, "replaced", kNotKept});
+  appendMove(dump, 0x2000, 0x4000);
+  const JitdumpEntries entries = JitdumpEntries::read(dump);
+  EXPECT_EQ(entries.at(0x1000), FramePointer::NotKept);
+  EXPECT_EQ(entries.at(0x2000), FramePointer::Unknown);
+  EXPECT_EQ(entries.at(0x4000), FramePointer::NotKept);
+}
+
+TEST(JitdumpEntries, CutOffOrForeignFilesSayWhatTheyCan) {
+  const std::string dump = dumpOf(llvm::ELF::EM_X86_64);
+  // Cut inside the second record: the first still speaks, the second is
+  // not there yet.
+  const JitdumpEntries cut = JitdumpEntries::read(std::string_view(dump).substr(0, dump.size() - 4));
+  EXPECT_EQ(cut.at(0x1000), FramePointer::Kept);
+  EXPECT_EQ(cut.at(0x2000), FramePointer::Unknown);
+  // Not x86-64 code, not a jitdump, nothing at all.
+  EXPECT_EQ(JitdumpEntries::read(dumpOf(llvm::ELF::EM_AARCH64)).size(), 0u);
+  EXPECT_EQ(JitdumpEntries::read("7f0000001000 10 not_a_jitdump\n").size(), 0u);
+  EXPECT_EQ(JitdumpEntries::read("").size(), 0u);
+}
