@@ -36,6 +36,19 @@ def remove_map(pid):
         os.unlink("/tmp/perf-%d.map" % pid)
 
 
+def wait_for_jit_frames(kind):
+    """Until tinyjit sits in jit_probe's sleep with its JIT frames below: it
+    prints phase 1's line once the code is in place (a fixed wait was too short
+    for a sanitized tinyjit on a loaded machine)."""
+    output = os.path.abspath("out-" + kind)
+    deadline = time.time() + 30
+    while time.time() < deadline:
+        if os.path.exists(output) and "phase 1:" in open(output).read():
+            break
+        time.sleep(0.05)
+    time.sleep(0.2)  # from the line into jit_probe
+
+
 def jit_frames(backtrace):
     return [re.sub(r"^.*frame #\d+: 0x[0-9a-f]+ ", "", line).strip()
             for line in backtrace.splitlines() if "frame #" in line and " jit`" in line]
@@ -82,7 +95,7 @@ class ThroughSbApi:
             state, _ = next_state(10)
             if state is None:
                 sys.exit("%s: the process never ran" % kind)
-        time.sleep(0.5)  # into jit_probe's sleep
+        wait_for_jit_frames(kind)
         process = self.target.GetProcess()
         syncs_before = syncs(self.run("jit-sync --status"))
         if kind == "stop":
@@ -139,7 +152,7 @@ def at_the_command_line():
         read_until(r"\(lldb\) $", 10)
     send("process launch -o %s -- %s\n" % (os.path.abspath("out-ctrl-c"), " ".join(PROGRAM_ARGS)))
     read_until(r"launched", 10)
-    time.sleep(0.5)
+    wait_for_jit_frames("ctrl-c")
     send("\x03")
     stopped = read_until(r"Process \d+ stopped", 10)
     read_until(r"\(lldb\) $", 5)
