@@ -39,6 +39,14 @@ std::optional<uint64_t> argument(lldb::SBFrame &frame, const char *generic,
 
 } // namespace
 
+bool runsBeam(lldb::SBTarget &target) {
+  const char *name = target.GetExecutable().GetFilename();
+  if (!name)
+    return false;
+  const std::string_view file(name);
+  return file == "beam" || file.substr(0, 5) == "beam.";
+}
+
 void CompileWatch::update(lldb::SBTarget &target, WatchPlan plan,
                           lldb::SBBreakpointHitCallback onStop) {
   plan_ = std::move(plan);

@@ -17,7 +17,9 @@
 //    the file only when full): for a FILE on the jitdump, the callback reads
 //    what the FILE holds and the bytes about to be added to it. Not while a
 //    perf map is followed: its writes announce the same code, for fewer stops
-//    (BEAM writes a jitdump line entry in two fwrite calls).
+//    (BEAM writes a jitdump line entry in two fwrite calls). Nor in BEAM,
+//    which flushes its jitdump's FILE after each module, before the module
+//    can run: the flush's write(2)s announce it (runsBeam).
 // When what was announced may resolve a pending breakpoint or touches a
 // location, the callback syncs: LLDB resolves the breakpoint from the new JIT
 // module, or moves the location to the new code, before the runtime runs it.
@@ -53,13 +55,22 @@ struct WriteCall {
 // The function every producer built on libjitsym-writer calls (DebuggerHook.h).
 constexpr const char *kAnnouncedHook = "jitsym_code_announced";
 
+// Whether the target's executable is BEAM, Erlang/OTP's emulator (beam.smp and
+// its other builds, beam.debug.smp...). Its JIT writes a module's jitdump
+// records with some 20 fwrite calls per function and fflush()es the FILE
+// before the loader makes the module callable, so the write(2)s of that
+// flush announce the code: stopping at each fwrite as well made an attach
+// during BEAM's start (some 113,000 fwrite calls, for the modules it loads
+// then) take minutes instead of seconds.
+bool runsBeam(lldb::SBTarget &target);
+
 struct WatchPlan {
   bool allowed = false;      // auto sync and the watch are on
   bool jvm = false;          // the target runs a JVM: Java names only
   bool watchWrites = false;  // the write family too (not in a JVM, nor where
                              // the hook announces)
   bool watchStdio = false;   // and fwrite (with the write family, while no
-                             // perf map is followed)
+                             // perf map is followed, and not in BEAM)
   std::function<bool(lldb::SBModule &)> isJitModule;
 };
 

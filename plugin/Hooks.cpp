@@ -63,7 +63,9 @@ void updateCompileWatch(TargetSync &state) {
   // Where a producer announces through the hook, its writes need no watch.
   plan.jvm = state.runsJvm();
   plan.watchWrites = !plan.jvm && !state.target().FindSymbols(kAnnouncedHook).GetSize();
-  plan.watchStdio = !state.followsPerfMap();
+  // fwrite: not while a perf map's writes announce the code, nor in BEAM,
+  // which flushes its jitdump before the code can run (runsBeam).
+  plan.watchStdio = !state.followsPerfMap() && !runsBeam(state.target());
   plan.isJitModule = [&state](lldb::SBModule &module) { return state.ownsModule(module); };
   state.compileWatch.update(state.target(), std::move(plan), onCompileStop);
 }

@@ -5,8 +5,9 @@ module is loaded and compiled after that. Prints what FileCheck pins, then
 detaches and lets the program finish.
 
 usage: beam_session.py PLUGIN MODULE_DIR FUNCTION [PERF]
-PERF is +JPperf's value: map (the default), or true (map and jitdump, which
-BEAM writes as /tmp/jit-PID.dump: it gives the lines).
+PERF is +JPperf's value: map (the default), true (map and jitdump, which
+BEAM writes as /tmp/jit-PID.dump: it gives the lines), or dump (the jitdump
+alone).
 """
 import os
 import subprocess
