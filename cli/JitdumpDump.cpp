@@ -5,9 +5,15 @@
 #include "jitsym/formats/EhFrameParser.h"
 #include "jitsym/files/JitdumpReader.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Config/llvm-config.h"
 #include "llvm/DebugInfo/DIContext.h"
+#if LLVM_VERSION_MAJOR >= 21 // the CFI program and its printer were split then
 #include "llvm/DebugInfo/DWARF/DWARFCFIPrinter.h"
 #include "llvm/DebugInfo/DWARF/LowLevel/DWARFCFIProgram.h"
+#else
+#include "llvm/DebugInfo/DWARF/DWARFDataExtractor.h"
+#include "llvm/DebugInfo/DWARF/DWARFDebugFrame.h"
+#endif
 #include "llvm/Support/Format.h"
 
 namespace jitsym {
@@ -22,7 +28,11 @@ llvm::raw_ostream &quoted(llvm::raw_ostream &os, std::string_view text) {
 // A CFA program as LLVM prints it, one instruction per line.
 void printProgram(llvm::raw_ostream &os, const CallFrameInfo &frame, const std::string &bytes) {
   llvm::dwarf::CFIProgram program(frame.codeAlignment, frame.dataAlignment, llvm::Triple::x86_64);
+#if LLVM_VERSION_MAJOR >= 21
   llvm::DWARFDataExtractorSimple data(bytes, /*IsLittleEndian=*/true, 8);
+#else
+  llvm::DWARFDataExtractor data(bytes, /*IsLittleEndian=*/true, 8);
+#endif
   uint64_t offset = 0;
   if (llvm::Error err = program.parse(data, &offset, bytes.size())) {
     llvm::consumeError(std::move(err)); // parseEhFrame decoded it already
@@ -30,8 +40,12 @@ void printProgram(llvm::raw_ostream &os, const CallFrameInfo &frame, const std::
   }
   std::string text;
   llvm::raw_string_ostream textOut(text);
+#if LLVM_VERSION_MAJOR >= 21
   llvm::dwarf::printCFIProgram(program, textOut, llvm::DIDumpOptions(), /*IndentLevel=*/3,
                                std::nullopt);
+#else
+  program.dump(textOut, llvm::DIDumpOptions(), /*IndentLevel=*/3, std::nullopt);
+#endif
   if (!text.empty() && text.back() == '\n')
     text.pop_back(); // the record's line ends where the caller says
   os << "\n" << text;

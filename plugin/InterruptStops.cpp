@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "JitSyncCommand.h"
+#include "LldbFeatures.h"
 #include "Registry.h"
 
 namespace jitsym::plugin {
@@ -24,6 +25,11 @@ InterruptStops &interruptStops() {
 }
 
 void InterruptStops::watch(lldb::SBDebugger debugger) {
+  // Without the target's API lock the thread could sync a process that the
+  // user resumes meanwhile: before LLDB 21 interrupt stops are synced at
+  // `bt` (syncUnsyncedStop, from the command's override) and no sooner.
+  if (!JITSYM_LLDB_HAS_API_MUTEX)
+    return;
   std::lock_guard<std::mutex> lock(mutex_);
   if (stopping_)
     return;
@@ -112,8 +118,10 @@ void syncUnsyncedStop(lldb::SBTarget target) {
   // sync; then the registry lock, only if it is free: a `jit-sync` command
   // takes the two in the other order, and this thread must never wait with
   // the first held. A busy registry is a sync going on: looked at again later.
+#if JITSYM_LLDB_HAS_API_MUTEX
   lldb::SBMutex api = target.GetAPIMutex();
   std::lock_guard<lldb::SBMutex> held(api);
+#endif
   std::unique_lock<std::mutex> registryLock(registryMutex(), std::try_to_lock);
   if (registryLock.owns_lock() && process.GetState() == lldb::eStateStopped)
     syncAtStopHoldingRegistry(target.GetDebugger(), target, process.GetStopID());

@@ -4,6 +4,7 @@ namespace jitsym::plugin {
 
 SyncProgress::SyncProgress(lldb::SBDebugger debugger) : debugger_(debugger) {}
 
+#if JITSYM_LLDB_HAS_PROGRESS
 SyncProgress::~SyncProgress() {
   if (progress_)
     progress_->Finalize();
@@ -30,6 +31,11 @@ void SyncProgress::update(const std::string &step, uint64_t done, uint64_t total
   progress_->Increment(done - reported_, what.c_str());
   reported_ = done;
 }
+#else
+SyncProgress::~SyncProgress() = default;
+
+void SyncProgress::update(const std::string &, uint64_t, uint64_t, const char *) {}
+#endif
 
 bool SyncProgress::interruptRequested() {
   return debugger_.InterruptRequested() || debugger_.GetCommandInterpreter().WasInterrupted();

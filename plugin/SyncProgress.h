@@ -3,6 +3,7 @@
 // show. A sync that ends within a moment reports nothing: the first event is
 // sent once the sync has run for kMoment, so the sync at every stop stays
 // silent. It is also where a long sync asks whether the user interrupted it.
+// LLDB 19 has no SBProgress: there a sync sends no events (LldbFeatures.h).
 #pragma once
 
 #include <chrono>
@@ -10,6 +11,7 @@
 #include <memory>
 #include <string>
 
+#include "LldbFeatures.h"
 #include "lldb/API/LLDB.h"
 
 namespace jitsym::plugin {
@@ -35,7 +37,9 @@ public:
 private:
   lldb::SBDebugger debugger_;
   std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
+#if JITSYM_LLDB_HAS_PROGRESS
   std::unique_ptr<lldb::SBProgress> progress_;
+#endif
   std::string step_;
   uint64_t reported_ = 0;
 };

@@ -11,6 +11,7 @@
 
 #include "jitsym/files/PrivateDir.h"
 #include "FunctionEntries.h"
+#include "LldbFeatures.h"
 #include "jitsym/objects/RegionExport.h"
 #include "jitsym/files/Snapshot.h"
 
@@ -369,6 +370,7 @@ llvm::Expected<ExportReport> TargetSync::exportTo(lldb::SBDebugger &debugger,
 std::string TargetSync::status() const {
   std::ostringstream out;
   out << "auto sync: " << (settings_.autoSync ? "on" : "off") << "\n";
+  out << lldbFeatureNotes();
   if (!process_) {
     out << "process: none synced\n";
     return out.str();

@@ -11,6 +11,7 @@
 //  - at every line entry's address inside a function, the line LLVM reads is
 //    the one LineTables gives (file up to a first NUL, line, column), or none
 //    for line 0 or a file without a name.
+#include "DwarfLineInfo.h"
 #include "jitsym/objects/DebugObject.h"
 #include "jitsym/symbols/LineTables.h"
 #include "jitsym/symbols/SymbolTable.h"
@@ -137,14 +138,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       if (e.address < f.start || e.address >= f.end)
         continue;
       const std::optional<SourceLine> want = lines.find(f.start, e.address);
-      const llvm::DILineInfo got =
-          dwarf
-              ->getLineInfoForAddress(
-                  {e.address, llvm::object::SectionedAddress::UndefSection},
-                  llvm::DILineInfoSpecifier(
-                      llvm::DILineInfoSpecifier::FileLineInfoKind::RawValue,
-                      llvm::DILineInfoSpecifier::FunctionNameKind::ShortName))
-              .value_or(llvm::DILineInfo());
+      const llvm::DILineInfo got = jitsym::test_support::lineOrNone(dwarf->getLineInfoForAddress(
+          {e.address, llvm::object::SectionedAddress::UndefSection},
+          llvm::DILineInfoSpecifier(llvm::DILineInfoSpecifier::FileLineInfoKind::RawValue,
+                                    llvm::DILineInfoSpecifier::FunctionNameKind::ShortName)));
       if (!want || want->line == 0 || upToNul(want->file).empty()) {
         CHECK(got.Line == 0);
         continue;

@@ -1,5 +1,6 @@
 // The debug object read back with LLVM's DWARF reader: every function is a
 // subprogram, and each address's line is the one the line tables give.
+#include "DwarfLineInfo.h"
 #include "jitsym/objects/DebugObject.h"
 #include "jitsym/symbols/SourceFiles.h"
 
@@ -46,11 +47,10 @@ std::unique_ptr<Parsed> build(const std::vector<DebugFunction> &functions, const
 }
 
 llvm::DILineInfo lineAt(Parsed &p, uint64_t address) {
-  return p.dwarf->getLineInfoForAddress(
+  return jitsym::test_support::lineOrNone(p.dwarf->getLineInfoForAddress(
       {address, llvm::object::SectionedAddress::UndefSection},
       llvm::DILineInfoSpecifier(llvm::DILineInfoSpecifier::FileLineInfoKind::AbsoluteFilePath,
-                                llvm::DILineInfoSpecifier::FunctionNameKind::ShortName))
-      .value_or(llvm::DILineInfo());
+                                llvm::DILineInfoSpecifier::FunctionNameKind::ShortName)));
 }
 
 } // namespace

@@ -17,6 +17,9 @@
 namespace jitsym {
 namespace {
 
+// e_phnum's "more than fit here" value (gABI); LLVM names it from 20 on.
+constexpr uint16_t kPnXnum = 0xffff;
+
 using ELFT = llvm::object::ELF64LE;
 using ElfFile = llvm::object::ELFFile<ELFT>;
 using Phdr = ELFT::Phdr;
@@ -109,7 +112,7 @@ llvm::Expected<ElfFile::Elf_Phdr_Range> programHeaders(const ElfFile &elf, uint6
     return headers;
   const ELFT::Ehdr &h = elf.getHeader();
   const uint64_t count = h.e_phnum; // below PN_XNUM, so the product cannot overflow
-  if (count != llvm::ELF::PN_XNUM && h.e_phentsize == sizeof(Phdr) &&
+  if (count != kPnXnum && h.e_phentsize == sizeof(Phdr) &&
       (h.e_phoff > fileSize || count * sizeof(Phdr) > fileSize - h.e_phoff)) {
     llvm::consumeError(headers.takeError());
     return failure(path, "truncated before the end of its program headers (they end at byte " +

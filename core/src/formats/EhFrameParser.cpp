@@ -6,14 +6,24 @@
 
 #include "jitsym/base/HexText.h"
 #include "llvm/BinaryFormat/Dwarf.h"
+#include "llvm/Config/llvm-config.h"
+#if LLVM_VERSION_MAJOR >= 21 // CFIProgram and the plain extractor moved to LowLevel/
 #include "llvm/DebugInfo/DWARF/LowLevel/DWARFCFIProgram.h"
 #include "llvm/DebugInfo/DWARF/LowLevel/DWARFDataExtractorSimple.h"
+#else
+#include "llvm/DebugInfo/DWARF/DWARFDataExtractor.h"
+#include "llvm/DebugInfo/DWARF/DWARFDebugFrame.h"
+#endif
 
 namespace jitsym {
 namespace {
 
 using namespace llvm;
+#if LLVM_VERSION_MAJOR >= 21
 using Extractor = DWARFDataExtractorSimple;
+#else
+using Extractor = DWARFDataExtractor;
+#endif
 constexpr uint8_t kAddressSize = 8;
 
 struct Cie {

@@ -17,6 +17,15 @@
 namespace jitsym {
 namespace {
 
+// The units of a DWARFYAML::Data: `Units` since LLVM 20, `CompileUnits` before
+// (whichever member exists is the one that compiles).
+template <typename Data> auto unitsOf(Data &data) -> decltype((data.Units)) {
+  return data.Units;
+}
+template <typename Data> auto unitsOf(Data &data) -> decltype((data.CompileUnits)) {
+  return data.CompileUnits;
+}
+
 using namespace llvm;
 
 enum AbbrevCode : uint32_t { kUnit = 1, kFunction = 2 };
@@ -229,7 +238,7 @@ Expected<std::vector<ElfSection>> buildDebugSections(const AddressRange &textRan
       program.endSequence(f.end);
   }
   unit.Entries.push_back(DWARFYAML::Entry{yaml::Hex32(0), {}}); // end of the unit's children
-  dwarf.Units.push_back(std::move(unit));
+  unitsOf(dwarf).push_back(std::move(unit));
   dwarf.DebugLines.push_back(std::move(table));
 
   std::string abbrev, info, line;
