@@ -11,7 +11,7 @@
 //  - at every line entry's address inside a function, the line LLVM reads is
 //    the one LineTables gives (file up to a first NUL, line, column), or none
 //    for line 0 or a file without a name.
-#include "DwarfLineInfo.h"
+#include "LlvmAcrossVersions.h"
 #include "jitsym/objects/DebugObject.h"
 #include "jitsym/symbols/LineTables.h"
 #include "jitsym/symbols/SymbolTable.h"

@@ -1,10 +1,11 @@
 // The debug object read back with LLVM's DWARF reader: every function is a
 // subprogram, and each address's line is the one the line tables give.
-#include "DwarfLineInfo.h"
 #include "jitsym/objects/DebugObject.h"
 #include "jitsym/symbols/SourceFiles.h"
 
 #include <gtest/gtest.h>
+
+#include "LlvmAcrossVersions.h"
 
 #include "llvm/DebugInfo/DIContext.h"
 #include "llvm/DebugInfo/DWARF/DWARFContext.h"

@@ -4,11 +4,12 @@
 
 #include <gtest/gtest.h>
 
+#include "LlvmAcrossVersions.h"
+
 #include <cstring>
 #include <string>
 
 #include "llvm/BinaryFormat/ELF.h"
-#include "llvm/Config/llvm-config.h"
 #include "llvm/DebugInfo/DWARF/DWARFContext.h"
 #include "llvm/DebugInfo/DWARF/DWARFDebugFrame.h"
 #include "llvm/Object/ELFObjectFile.h"
@@ -138,11 +139,7 @@ TEST(UnwindObject, EhFrameHasFramePointerRule) {
     EXPECT_LE(fde->getInitialLocation(), kStart);
     EXPECT_GE(fde->getInitialLocation(), kStart - 64);
     EXPECT_EQ(fde->getInitialLocation() + fde->getAddressRange(), kEnd);
-#if LLVM_VERSION_MAJOR >= 21
-    auto table = llvm::dwarf::createUnwindTable(fde);
-#else
-    auto table = llvm::dwarf::UnwindTable::create(fde);
-#endif
+    auto table = jitsym::test_support::unwindTableOf(fde);
     ASSERT_TRUE(bool(table)) << llvm::toString(table.takeError());
     ASSERT_GE(table->size(), 1u);
     const llvm::dwarf::UnwindRow &row = *table->begin();

@@ -9,6 +9,8 @@
 
 #include <gtest/gtest.h>
 
+#include "LlvmAcrossVersions.h"
+
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/DebugInfo/DWARF/DWARFContext.h"
 #include "llvm/DebugInfo/DWARF/DWARFDataExtractor.h"
@@ -152,7 +154,7 @@ TEST(DebugFrame, LlvmReadsBackWhatIsWritten) {
 
   // The rows LLVM computes are V8's: at +15 (after push rbp) CFA = rsp+16,
   // from +18 (after mov rbp, rsp) CFA = rbp+16.
-  auto table = llvm::dwarf::createUnwindTable(fdes[0]);
+  auto table = jitsym::test_support::unwindTableOf(fdes[0]);
   ASSERT_TRUE(bool(table)) << llvm::toString(table.takeError());
   struct Row {
     uint64_t offset;
