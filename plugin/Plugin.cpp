@@ -49,8 +49,14 @@ void destroyCallback(lldb::user_id_t, void *) {
 bool lldb::PluginInitialize(lldb::SBDebugger debugger) {
   using namespace jitsym::plugin;
   lldb::SBCommandInterpreter interpreter = debugger.GetCommandInterpreter();
-  if (interpreter.CommandExists("jit-sync"))
+  // Loaded again into the same debugger (`plugin load` in ~/.lldbinit and in
+  // an IDE's init commands, or beside `command script import python/jitsym`):
+  // a second stop hook would sync every stop twice. `jit-sync` is a user
+  // command, which CommandExists does not see.
+  if (interpreter.UserCommandExists("jit-sync")) {
+    writeText(debugger.GetOutputFile(), "jitsym: already loaded in this debugger\n");
     return true;
+  }
   lldb::SBCommand command =
       interpreter.AddCommand("jit-sync", newJitSyncCommand(), kJitSyncHelp, kJitSyncSyntax);
   if (!command.IsValid())

@@ -19,7 +19,11 @@ from . import symbolicate
 
 def __lldb_init_module(debugger, internal_dict):
     interpreter = debugger.GetCommandInterpreter()
-    if not interpreter.CommandExists("jit-sync"):
+    # Both are user commands, which CommandExists does not see.
+    if interpreter.UserCommandExists("jit-symbolicate"):
+        print("jitsym: already imported in this debugger")
+        return
+    if not interpreter.UserCommandExists("jit-sync"):
         plugin = artifacts.plugin_path()
         if plugin is None:
             print("jitsym: " + artifacts.not_found("libjitsym-lldb.so"))
