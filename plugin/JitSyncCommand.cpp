@@ -8,6 +8,7 @@
 #include "Hooks.h"
 #include "JvmSignals.h"
 #include "Registry.h"
+#include "StopHook.h"
 #include "jitsym/objects/LldbCommand.h"
 
 namespace jitsym::plugin {
@@ -77,6 +78,9 @@ public:
     };
     switch (options.action) {
     case Action::Auto:
+      if (options.on) // and its trigger, if a user deleted it
+        for (uint32_t i = 0; i < debugger.GetNumTargets(); ++i)
+          ensureStopHook(debugger, debugger.GetTargetAtIndex(i));
       return switchAll(&TargetSettings::autoSync, "automatic sync at every stop");
     case Action::JvmSignals:
       return switchAll(&TargetSettings::jvmSignals, "passing a JVM's own signals to it");
@@ -99,6 +103,9 @@ public:
     if (options.action == Action::Status) {
       updateCompileWatch(state);
       result.Printf("%s", state.status().c_str());
+      if (state.settings().autoSync && !hasStopHook(debugger, target))
+        result.Printf("stop hook: gone (deleted?): stops sync only at `bt` and jit-sync; "
+                      "`jit-sync --auto on` puts it back\n");
       const PendingBreakpoints &pending = state.compileWatch.pending();
       if (state.compileWatch.installed())
         result.Printf("compile watch: on, %zu stop location(s)%s: %zu breakpoint(s) "

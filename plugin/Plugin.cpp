@@ -7,7 +7,7 @@
 #include "InterruptStops.h"
 #include "JitSyncCommand.h"
 #include "Registry.h"
-#include "jitsym/objects/LldbCommand.h"
+#include "StopHook.h"
 #include "jitsym/files/PrivateDir.h"
 #include "lldb/API/LLDB.h"
 
@@ -17,20 +17,6 @@ __attribute__((visibility("default"))) bool PluginInitialize(lldb::SBDebugger de
 
 namespace jitsym::plugin {
 namespace {
-
-constexpr const char *kStopHookCommand = "jit-sync --on-stop";
-
-void installStopHook(lldb::SBDebugger &debugger, lldb::SBTarget target) {
-  lldb::SBCommandReturnObject result;
-  lldb::SBExecutionContext context(target);
-  llvm::Expected<std::string> hook = lldbQuoted(kStopHookCommand);
-  if (!hook) {
-    llvm::consumeError(hook.takeError()); // a constant without a line break
-    return;
-  }
-  const std::string command = "target stop-hook add -o " + *hook;
-  debugger.GetCommandInterpreter().HandleCommand(command.c_str(), context, result, false);
-}
 
 void destroyCallback(lldb::user_id_t, void *) {
   exitWatcher().stop();
@@ -63,9 +49,9 @@ bool lldb::PluginInitialize(lldb::SBDebugger debugger) {
     return false;
   // The dummy target's stop hooks are copied into every target created later;
   // targets that already exist get their own.
-  installStopHook(debugger, debugger.GetDummyTarget());
+  ensureStopHook(debugger, debugger.GetDummyTarget());
   for (uint32_t i = 0; i < debugger.GetNumTargets(); ++i)
-    installStopHook(debugger, debugger.GetTargetAtIndex(i));
+    ensureStopHook(debugger, debugger.GetTargetAtIndex(i));
   debugger.AddDestroyCallback(destroyCallback, nullptr);
   // The stops LLDB runs no stop hook at (an interrupt) are synced too.
   interruptStops().watch(debugger);
