@@ -23,6 +23,11 @@ bool onCompileStop(void *, lldb::SBProcess &process, lldb::SBThread &thread,
   std::lock_guard<std::mutex> lock(registryMutex());
   lldb::SBTarget target = process.GetTarget();
   TargetSync &state = registry().forTarget(target);
+  // LLDB resumes from this stop when the callback returns: never the
+  // interrupt-stop thread's to sync (which, when a slow callback outlasted
+  // its wait, synced it as LLDB resumed, and LLDB then showed the stop as a
+  // user breakpoint's in pending-breakpoint-at-compile under CI load).
+  state.stopSynced = process.GetStopID();
   // Nothing left to watch for: resume at once. The watch goes at the next stop
   // or resume; disabling it here, inside its own callback, makes LLDB report
   // the stop instead of resuming.

@@ -1,11 +1,14 @@
 // Entry point of libjitsym-lldb.so (`plugin load`): registers `jit-sync` and the
 // stop hook that keeps every target's JIT symbols current with no user command.
+#include <cstdio>
+#include <optional>
 #include <string>
 
 #include "CommandOptions.h"
 #include "Hooks.h"
 #include "InterruptStops.h"
 #include "JitSyncCommand.h"
+#include "LldbVersionCheck.h"
 #include "Registry.h"
 #include "StopHook.h"
 #include "jitsym/files/PrivateDir.h"
@@ -34,6 +37,12 @@ void destroyCallback(lldb::user_id_t, void *) {
 
 bool lldb::PluginInitialize(lldb::SBDebugger debugger) {
   using namespace jitsym::plugin;
+  // First, before any SB call on the debugger: a plugin built for another
+  // LLDB would crash it (LldbVersionCheck.h).
+  if (std::optional<std::string> refusal = lldbMismatch(hostLldbVersion())) {
+    std::fprintf(stderr, "error: %s\n", refusal->c_str());
+    return false;
+  }
   lldb::SBCommandInterpreter interpreter = debugger.GetCommandInterpreter();
   // Loaded again into the same debugger (`plugin load` in ~/.lldbinit and in
   // an IDE's init commands, or beside `command script import python/jitsym`):

@@ -32,9 +32,26 @@ fi
 
 build="${JITSYM_BUILD:-build}"
 asan_build="${build}-asan"
+
+# Debian 12's LLDB 19, unpacked into the build (never installed: its
+# python3-lldb-19 would remove LLDB 22's Python module): the tests load this
+# build's plugin into it and check that it refuses politely.
+other_lldb="$(realpath -m "$build/lldb-19")"
+if [ ! -x "$other_lldb/usr/lib/llvm-19/bin/lldb" ]; then
+  mkdir -p "$other_lldb/debs"
+  fetch() { (cd "$other_lldb/debs" && apt-get download -qq lldb-19 liblldb-19 libllvm19 libclang-cpp19 </dev/null); }
+  if ! fetch 2>/dev/null; then
+    apt_update="apt-get update -qq"
+    [ "$(id -u)" -eq 0 ] || apt_update="sudo $apt_update"
+    $apt_update && fetch
+  fi
+  for deb in "$other_lldb"/debs/*.deb; do dpkg -x "$deb" "$other_lldb"; done
+  rm -rf "$other_lldb/debs"
+fi
 sanitized_tree=()
 ((sanitized)) && sanitized_tree=(-DJITSYM_SANITIZED_BUILD="$(realpath -m "$asan_build")")
-cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo "${sanitized_tree[@]}" >/dev/null
+cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo "${sanitized_tree[@]}" \
+  -DJITSYM_OTHER_LLDB="$other_lldb/usr/lib/llvm-19/bin/lldb" >/dev/null
 cmake --build "$build" -j"$(nproc)"
 echo "setup: built $build/bin/jitsym and $build/lib/libjitsym-lldb.so"
 

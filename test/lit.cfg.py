@@ -74,6 +74,11 @@ if host:
         sanitized_format.HOST, sanitized_format.JVM)
 config.substitutions.append(("%lldb_java_env", lldb_java_env))
 # lldb at a prompt, for a driver that types at it (before %lldb, which begins it).
+# An LLDB of another version (REQUIRES: other-lldb), unsanitized: it only
+# loads this tree's plugin.
+if config.other_lldb and os.path.exists(config.other_lldb):
+    config.available_features.add("other-lldb")
+    config.substitutions.append(("%other_lldb", config.other_lldb + " --no-lldbinit"))
 config.substitutions.append(("%lldb_interactive", prefix + config.lldb))
 config.substitutions.append(("%lldb", prefix + config.lldb + " --no-lldbinit -b"))
 config.substitutions.append(("%python", prefix + "/usr/bin/python3"))
