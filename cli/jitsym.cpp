@@ -6,6 +6,7 @@
 #include <string>
 
 #include "JitdumpDump.h"
+#include "llvm/Config/llvm-config.h"
 #include "jitsym/formats/MemoryMap.h"
 #include "jitsym/files/PrivateDir.h"
 #include "jitsym/files/ProcessFiles.h"
@@ -297,6 +298,12 @@ static int runSnapshot() {
 
 int main(int argc, char **argv) {
   cl::HideUnrelatedOptions(Category);
+  // --version: jitsym's, and the LLDB its plugin is built for (LLVM's own
+  // printer would name only LLVM's).
+  cl::SetVersionPrinter([](llvm::raw_ostream &os) {
+    os << "jitsym " << JITSYM_VERSION << " (built for LLDB " << LLVM_VERSION_STRING
+       << ": lib/libjitsym-lldb-" << LLVM_VERSION_MAJOR << ".so)\n";
+  });
   cl::ParseCommandLineOptions(
       argc, argv,
       "jitsym: symbols for JIT-compiled code, from perf maps to LLDB\n\n"
