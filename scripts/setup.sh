@@ -35,11 +35,13 @@ asan_build="${build}-asan"
 
 # Debian 12's LLDB 19, unpacked into the build (never installed: its
 # python3-lldb-19 would remove LLDB 22's Python module): the tests load this
-# build's plugin into it and check that it refuses politely.
+# build's plugin into it and check that it refuses politely. (liblldb-19-dev
+# has the liblldb-19.so.1 link beside the binaries, where lldb looks;
+# python3-lldb-19 is the Python module LLDB 19 imports as it starts.)
 other_lldb="$(realpath -m "$build/lldb-19")"
 if [ ! -x "$other_lldb/usr/lib/llvm-19/bin/lldb" ]; then
   mkdir -p "$other_lldb/debs"
-  fetch() { (cd "$other_lldb/debs" && apt-get download -qq lldb-19 liblldb-19 libllvm19 libclang-cpp19 </dev/null); }
+  fetch() { (cd "$other_lldb/debs" && apt-get download -qq lldb-19 liblldb-19 liblldb-19-dev python3-lldb-19 libllvm19 libclang-cpp19 </dev/null); }
   if ! fetch 2>/dev/null; then
     apt_update="apt-get update -qq"
     [ "$(id -u)" -eq 0 ] || apt_update="sudo $apt_update"

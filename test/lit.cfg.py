@@ -78,7 +78,12 @@ config.substitutions.append(("%lldb_java_env", lldb_java_env))
 # loads this tree's plugin.
 if config.other_lldb and os.path.exists(config.other_lldb):
     config.available_features.add("other-lldb")
-    config.substitutions.append(("%other_lldb", config.other_lldb + " --no-lldbinit"))
+    # An unpacked Debian LLDB (ROOT/usr/lib/llvm-N/bin/lldb) finds some of its
+    # libraries in ROOT/usr/lib/x86_64-linux-gnu only.
+    libdir = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(config.other_lldb))),
+                          "x86_64-linux-gnu")
+    config.substitutions.append(("%other_lldb", "env LD_LIBRARY_PATH=%s %s --no-lldbinit"
+                                 % (libdir, config.other_lldb)))
 config.substitutions.append(("%lldb_interactive", prefix + config.lldb))
 config.substitutions.append(("%lldb", prefix + config.lldb + " --no-lldbinit -b"))
 config.substitutions.append(("%python", prefix + "/usr/bin/python3"))

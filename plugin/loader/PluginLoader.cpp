@@ -70,6 +70,12 @@ VersionFunction hostVersionFunction() {
 extern "C" __attribute__((visibility("default"))) bool
 jitsymLoadPlugin(void *debugger) __asm__("_ZN4lldb16PluginInitializeENS_10SBDebuggerE");
 
+// The call below goes through a pointer whose type differs from the callee's
+// on purpose (the same machine-level signature): UBSan's function check
+// would flag it.
+#if defined(__clang__)
+__attribute__((no_sanitize("function")))
+#endif
 bool jitsymLoadPlugin(void *debugger) {
   const VersionFunction version = hostVersionFunction();
   const char *host = version ? version() : nullptr;
