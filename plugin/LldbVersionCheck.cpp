@@ -1,11 +1,12 @@
 // The host LLDB's version against the plugin's.
 #include "LldbVersionCheck.h"
 
+#include "loader/LldbVersion.h"
+
 #include <dlfcn.h>
 #include <link.h>
 #include <stdlib.h>
 
-#include <cctype>
 #include <memory>
 #include <vector>
 
@@ -16,37 +17,19 @@ namespace jitsym::plugin {
 
 unsigned builtForLldb() { return LLVM_VERSION_MAJOR; } // LLDB ships with its LLVM
 
-std::optional<unsigned> lldbMajorVersion(std::string_view text) {
-  const size_t at = text.find("version ");
-  if (at == std::string_view::npos)
-    return std::nullopt;
-  size_t i = at + 8;
-  unsigned major = 0;
-  bool digits = false;
-  for (; i < text.size() && std::isdigit(static_cast<unsigned char>(text[i])) && major < 10000;
-       ++i) {
-    major = major * 10 + unsigned(text[i] - '0');
-    digits = true;
-  }
-  return digits ? std::optional<unsigned>(major) : std::nullopt;
-}
-
-std::optional<std::string> lldbMismatch(std::string_view host) {
-  const std::optional<unsigned> major = lldbMajorVersion(host);
+std::optional<std::string> lldbMismatch(const std::string &host) {
+  const unsigned major = lldbMajorVersion(host.c_str());
   const std::string ours = std::to_string(builtForLldb());
-  if (major && *major == builtForLldb())
+  if (major == builtForLldb())
     return std::nullopt;
-  const std::string theirs = major ? std::to_string(*major) : "of unknown version";
+  const std::string theirs = major ? std::to_string(major) : "of unknown version";
   return "jitsym: this plugin is built for LLDB " + ours + ", and this LLDB is " + theirs +
-         " (\"" + std::string(host) + "\"): loading it would crash LLDB. Load the "
+         " (\"" + host + "\"): loading it would crash LLDB. Load the "
          "libjitsym-lldb-" + (major ? theirs : std::string("N")) +
          ".so built against this LLDB (README: \"Other LLDB versions\").";
 }
 
 namespace {
-
-// Itanium name of `static const char *lldb::SBDebugger::GetVersionString()`.
-constexpr const char *kVersionFunction = "_ZN4lldb10SBDebugger16GetVersionStringEv";
 
 std::string realPath(const char *path) {
   std::unique_ptr<char, decltype(&free)> resolved(realpath(path, nullptr), &free);

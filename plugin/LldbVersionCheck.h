@@ -9,20 +9,15 @@
 
 #include <optional>
 #include <string>
-#include <string_view>
 
 namespace jitsym::plugin {
 
 // The LLDB major version this plugin was built against.
 unsigned builtForLldb();
 
-// The major version in LLDB's version string ("lldb version 19.1.7 ..."); none
-// when it has none. Pure.
-std::optional<unsigned> lldbMajorVersion(std::string_view versionString);
-
 // Why the host LLDB (its version string) cannot load this plugin; none when it
 // can.
-std::optional<std::string> lldbMismatch(std::string_view hostVersionString);
+std::optional<std::string> lldbMismatch(const std::string &hostVersionString);
 
 // The version string of the LLDB this process runs: that of a liblldb loaded
 // here other than the plugin's own, if any (each liblldb answers

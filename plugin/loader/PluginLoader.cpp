@@ -10,30 +10,18 @@
 #include <link.h>
 
 #include <cstdio>
-#include <cstdlib>
-#include <cstring>
 #include <string>
+
+#include "LldbVersion.h"
 
 namespace {
 
-// Itanium names: `static const char *lldb::SBDebugger::GetVersionString()` and
-// `bool lldb::PluginInitialize(lldb::SBDebugger)`. LLDB looks the second up by
-// this name; an SBDebugger passed by value is passed as the address of the
-// caller's copy (its copy constructor is not trivial), so forwarding that
-// address hands the real plugin the same argument.
-constexpr const char *kVersionFunction = "_ZN4lldb10SBDebugger16GetVersionStringEv";
-constexpr const char *kInitializeFunction = "_ZN4lldb16PluginInitializeENS_10SBDebuggerE";
-
-// The LLDB major version in "lldb version 19.1.7 (...)"; 0 if none.
-unsigned majorVersion(const char *text) {
-  const char *at = text ? std::strstr(text, "version ") : nullptr;
-  return at ? unsigned(std::strtoul(at + 8, nullptr, 10)) : 0;
-}
+using namespace jitsym::plugin;
 
 // This file's folder, where the versioned plugins are.
 std::string ownFolder() {
   Dl_info info{};
-  if (!dladdr(reinterpret_cast<void *>(&majorVersion), &info) || !info.dli_fname)
+  if (!dladdr(reinterpret_cast<void *>(&ownFolder), &info) || !info.dli_fname)
     return ".";
   const std::string path = info.dli_fname;
   const size_t slash = path.rfind('/');
@@ -79,7 +67,7 @@ __attribute__((no_sanitize("function")))
 bool jitsymLoadPlugin(void *debugger) {
   const VersionFunction version = hostVersionFunction();
   const char *host = version ? version() : nullptr;
-  const unsigned major = majorVersion(host);
+  const unsigned major = lldbMajorVersion(host);
   const std::string folder = ownFolder();
   const std::string plugin = folder + "/libjitsym-lldb-" + std::to_string(major) + ".so";
   void *handle = major ? dlopen(plugin.c_str(), RTLD_NOW | RTLD_LOCAL) : nullptr;
@@ -94,6 +82,9 @@ bool jitsymLoadPlugin(void *debugger) {
                  major);
     return false;
   }
+  // An SBDebugger passed by value is passed as the address of the caller's
+  // copy (its copy constructor is not trivial): forwarding that address
+  // hands the plugin the same argument.
   using Initialize = bool (*)(void *);
   auto initialize = reinterpret_cast<Initialize>(dlsym(handle, kInitializeFunction));
   return initialize && initialize(debugger);
