@@ -1,7 +1,10 @@
-// Parsing jit-sync's arguments.
+// Parsing jit-sync's arguments, and its help, from one table of options.
 #include "CommandOptions.h"
 
+#include <algorithm>
+#include <cctype>
 #include <map>
+#include <sstream>
 
 namespace jitsym::plugin {
 namespace {
@@ -9,25 +12,47 @@ namespace {
 using Action = CommandOptions::Action;
 
 struct OptionSpec {
-  const char *name, *shortName;
-  enum Kind { Path, OnOff, Flag } kind;
-  Action action; // Sync for the options of a sync
+  const char *name, *shortName; // shortName: nullptr for the stop hook's own option
+  enum Kind { Path, Boolean, Flag } kind;
+  Action action;       // Sync for the options of a sync
+  const char *argName; // in the help: <path>, <dir>, ...
+  const char *help;    // nullptr: not shown (--on-stop)
 };
 
 const OptionSpec kOptions[] = {
-    {"--map", "-m", OptionSpec::Path, Action::Sync},
-    {"--jitdump", "-j", OptionSpec::Path, Action::Sync},
-    {"--dir", "-d", OptionSpec::Path, Action::Sync},
-    {"--export", "-e", OptionSpec::Path, Action::Sync},
-    {"--force", "-f", OptionSpec::Flag, Action::Sync},
-    {"--on-stop", nullptr, OptionSpec::Flag, Action::Sync},
-    {"--status", "-s", OptionSpec::Flag, Action::Status},
-    {"--clear", "-c", OptionSpec::Flag, Action::Clear},
-    {"--auto", "-a", OptionSpec::OnOff, Action::Auto},
-    {"--watch-compiles", "-w", OptionSpec::OnOff, Action::WatchCompiles},
-    {"--jvm-signals", nullptr, OptionSpec::OnOff, Action::JvmSignals},
-    {"--portable", nullptr, OptionSpec::OnOff, Action::Portable},
-    {"--help", "-h", OptionSpec::Flag, Action::Help},
+    {"--map", "-m", OptionSpec::Path, Action::Sync, "path",
+     "Follow this perf map instead of the process's own (renamed files, core files)."},
+    {"--jitdump", "-j", OptionSpec::Path, Action::Sync, "path",
+     "Follow this jitdump instead of the one the process mapped."},
+    {"--dir", "-d", OptionSpec::Path, Action::Sync, "snapshot-dir",
+     "Follow the files a 'jitsym snapshot' saved."},
+    {"--force", "-f", OptionSpec::Flag, Action::Sync, nullptr,
+     "Trust files not owned by the process's user or root."},
+    {"--export", "-e", OptionSpec::Path, Action::Sync, "dir",
+     "After the sync, write the JIT symbols as files another session loads: 'command "
+     "source DIR/load.lldb', or per region 'target symbols add' of its JSON file after "
+     "its object."},
+    {"--on-stop", nullptr, OptionSpec::Flag, Action::Sync, nullptr, nullptr},
+    {"--auto", "-a", OptionSpec::Boolean, Action::Auto, "boolean",
+     "Sync at every stop (default on, for every target)."},
+    {"--watch-compiles", "-w", OptionSpec::Boolean, Action::WatchCompiles, "boolean",
+     "While a breakpoint waits for JIT code or sits in it, stop briefly where code is "
+     "announced (libjitsym-writer's jitsym_code_announced, and each write(2) outside a "
+     "JVM) so the breakpoint resolves, or moves to code compiled again, before the code "
+     "runs (default on; about 1.2 ms a stop)."},
+    {"--jvm-signals", "-J", OptionSpec::Boolean, Action::JvmSignals, "boolean",
+     "When the target is a JVM, pass the signals HotSpot raises itself (SIGSEGV SIGBUS "
+     "SIGILL SIGFPE SIGUSR2) without stopping, at launch or at the first stop after an "
+     "attach, unless you set the handling of one of them (default on)."},
+    {"--portable", "-p", OptionSpec::Boolean, Action::Portable, "boolean",
+     "Reach a process of this machine through LLDB's SB API only (its memory regions, "
+     "files opened as files), as on a platform without /proc: no stdio buffer is read "
+     "and no write(2) watched (default off; on with JITSYM_PORTABLE=1)."},
+    {"--status", "-s", OptionSpec::Flag, Action::Status, nullptr,
+     "Show what is being followed for the selected target."},
+    {"--clear", "-c", OptionSpec::Flag, Action::Clear, nullptr,
+     "Remove this target's JIT modules and forget the files."},
+    {"--help", "-h", OptionSpec::Flag, Action::Help, nullptr, "Show this help."},
 };
 
 const OptionSpec *findOption(const std::string &arg) {
@@ -37,7 +62,29 @@ const OptionSpec *findOption(const std::string &arg) {
   return nullptr;
 }
 
+// What a PATH option's value goes to.
+std::optional<std::string> &pathField(CommandOptions &options, const std::string &name) {
+  if (name == "--map")
+    return options.sync.mapPath;
+  if (name == "--jitdump")
+    return options.sync.jitdumpPath;
+  if (name == "--dir")
+    return options.sync.snapshotDir;
+  return options.exportDir;
+}
+
 } // namespace
+
+std::optional<bool> parseLldbBoolean(const std::string &word) {
+  std::string lower(word);
+  std::transform(lower.begin(), lower.end(), lower.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  if (lower == "on" || lower == "true" || lower == "yes" || lower == "1")
+    return true;
+  if (lower == "off" || lower == "false" || lower == "no" || lower == "0")
+    return false;
+  return std::nullopt;
+}
 
 std::optional<CommandOptions> parseCommandOptions(const std::vector<std::string> &args,
                                                   std::string &error) {
@@ -46,62 +93,73 @@ std::optional<CommandOptions> parseCommandOptions(const std::vector<std::string>
   const OptionSpec *syncOption = nullptr;   // the first option of a sync
   std::map<std::string, bool> seen;
   for (size_t i = 0; i < args.size(); ++i) {
-    const OptionSpec *spec = findOption(args[i]);
+    // --name=value, as LLDB's own options take it.
+    std::string word = args[i];
+    std::optional<std::string> attached;
+    if (word.rfind("--", 0) == 0 && word.find('=') != std::string::npos) {
+      attached = word.substr(word.find('=') + 1);
+      word.resize(word.find('='));
+    }
+    const OptionSpec *spec = findOption(word);
     if (!spec) {
-      error = "unknown option '" + args[i] + "'; see 'jit-sync --help'";
+      error = "unknown option '" + word + "'; see 'jit-sync --help'";
       return std::nullopt;
     }
-    if (seen[spec->name]) {
-      error = std::string(spec->name) + " is given twice";
+    const std::string name = spec->name;
+    if (seen[name]) {
+      error = name + " is given twice";
       return std::nullopt;
     }
-    seen[spec->name] = true;
+    seen[name] = true;
     std::string value;
-    if (spec->kind != OptionSpec::Flag) {
-      if (i + 1 >= args.size()) {
-        error = std::string(spec->name) +
-                (spec->kind == OptionSpec::Path ? " needs a path" : " needs 'on' or 'off'");
+    if (spec->kind == OptionSpec::Flag) {
+      if (attached) {
+        error = name + " takes no value";
         return std::nullopt;
       }
+    } else if (attached) {
+      value = *attached;
+    } else if (i + 1 < args.size()) {
       value = args[++i];
+    } else {
+      error = name + (spec->kind == OptionSpec::Path ? " needs a path"
+                                                      : " needs on or off (or true/false, yes/no, 1/0)");
+      return std::nullopt;
     }
     // One action per command: a sync's options, or one other action alone.
     if (spec->action != Action::Sync) {
       if (actionOption || syncOption) {
         error = std::string(actionOption ? actionOption->name : syncOption->name) + " and " +
-                spec->name + " cannot be used together";
+                name + " cannot be used together";
         return std::nullopt;
       }
       actionOption = spec;
       options.action = spec->action;
     } else {
       if (actionOption) {
-        error = std::string(actionOption->name) + " and " + spec->name +
-                " cannot be used together";
+        error = std::string(actionOption->name) + " and " + name + " cannot be used together";
         return std::nullopt;
       }
       if (!syncOption)
         syncOption = spec;
     }
-    const std::string name = spec->name;
     switch (spec->kind) {
     case OptionSpec::Path:
       if (value.empty()) {
         error = name + " needs a path, not an empty string";
         return std::nullopt;
       }
-      (name == "--map"       ? options.sync.mapPath
-       : name == "--jitdump" ? options.sync.jitdumpPath
-       : name == "--dir"     ? options.sync.snapshotDir
-                             : options.exportDir) = value;
+      pathField(options, name) = value;
       break;
-    case OptionSpec::OnOff:
-      if (value != "on" && value != "off") {
-        error = std::string(spec->name) + " takes 'on' or 'off', not '" + value + "'";
+    case OptionSpec::Boolean: {
+      std::optional<bool> on = parseLldbBoolean(value);
+      if (!on) {
+        error = name + " takes on or off (or true/false, yes/no, 1/0), not '" + value + "'";
         return std::nullopt;
       }
-      options.on = value == "on";
+      options.on = *on;
       break;
+    }
     case OptionSpec::Flag:
       options.sync.force |= name == "--force";
       options.onStop |= name == "--on-stop";
@@ -111,73 +169,95 @@ std::optional<CommandOptions> parseCommandOptions(const std::vector<std::string>
   return options;
 }
 
-const char *const kJitSyncHelp = "Load JIT symbols (and source lines, unwind tables) from the process's perf map and "
-                    "jitdump into LLDB and keep them current.";
-const char *const kJitSyncSyntax =
-    "jit-sync [--map PATH] [--jitdump PATH] [--dir SNAPSHOT] [--force] [--export DIR]\n"
-    "jit-sync --auto on|off\n"
-    "jit-sync --watch-compiles on|off\n"
-    "jit-sync --jvm-signals on|off\n"
-    "jit-sync --portable on|off\n"
-    "jit-sync --status\n"
-    "jit-sync --clear\n"
-    "jit-sync --help\n"
-    "\n"
-    "With no option, reads what the runtime appended since the last sync to\n"
-    "the perf map of the selected target's process (found at\n"
-    "/proc/PID/root/tmp/perf-NSPID.map, /tmp/perf-PID.map or the Android\n"
-    "locations) and to its jitdump (the file jit-PID.dump the process mapped\n"
-    "executable, as perf finds it; records still in the process's stdio buffer\n"
-    "are read from its memory), and updates the target's JIT modules, then\n"
-    "prints one line: sources, symbols, regions, what is new, time taken.\n"
-    "Code both files announce is named by the jitdump, which also gives\n"
-    "source lines (image lookup, bt, breakpoint set -f FILE -l LINE) and\n"
-    "unwind tables (exact backtraces from any instruction of such code).\n"
-    "\n"
-    "  --map PATH      follow this perf map instead (renamed files, core files)\n"
-    "  --jitdump PATH  follow this jitdump instead\n"
-    "  --dir SNAPSHOT  follow the files a 'jitsym snapshot' saved\n"
-    "  --export DIR    after the sync, write the JIT symbols as files another\n"
-    "               session loads: 'command source DIR/load.lldb', or per region\n"
-    "               'target symbols add' of its JSON file after its object\n"
-    "\n"
-    "A remote target (platform select remote-linux/remote-android, platform\n"
-    "connect) is synced the same way: the files are looked for and read on\n"
-    "the remote side, through the platform connection (its file API, its shell\n"
-    "for binary bytes, else whole-file downloads), copying only what was\n"
-    "appended since the last sync; /data/data/PKG and /data/local/tmp are\n"
-    "tried as on Android, and --map and --jitdump name remote paths.\n"
-    "\n"
-    "A core file (lldb -c CORE) is synced the same way: the JIT memory is\n"
-    "taken from the core's own memory map (an ELF core's program headers and\n"
-    "NT_FILE note), and files that do not match the core are refused. With\n"
-    "neither --map nor --jitdump, a core uses the jitdump it had mapped if the\n"
-    "file is still there, and /tmp/perf-PID.map if written before the core.\n"
-    "  --force      trust files not owned by the process's user or root\n"
-    "  --auto on|off  sync at every stop (default on, for every target)\n"
-    "  --watch-compiles on|off  while a breakpoint waits for JIT code or sits\n"
-    "               in it, stop briefly where code is announced (libjitsym-writer's\n"
-    "               jitsym_code_announced, and each write(2) outside a JVM) so the\n"
-    "               breakpoint resolves, or moves to code compiled again, before\n"
-    "               the code runs (default on; about 1.2 ms a stop)\n"
-    "  --jvm-signals on|off  when the target is a JVM, pass the signals HotSpot\n"
-    "               raises itself (SIGSEGV SIGBUS SIGILL SIGFPE SIGUSR2) without\n"
-    "               stopping, at launch or at the first stop after an attach,\n"
-    "               unless you set the handling of one of them (default on)\n"
-    "  --portable on|off  reach a process of this machine through LLDB's SB API\n"
-    "               only (its memory regions, files opened as files), as on a\n"
-    "               platform without /proc: no stdio buffer is read and no\n"
-    "               write(2) watched (default off; on with JITSYM_PORTABLE=1)\n"
-    "  --status     show what is being followed for the selected target\n"
-    "  --clear      remove this target's JIT modules and forget the files\n"
-    "  --help       show this help\n"
-    "\n"
-    "Each command does one thing: a sync (with --map, --jitdump, --dir,\n"
-    "--force, --export), or one of --status, --clear, --auto,\n"
-    "--watch-compiles, --jvm-signals, --portable, --help; short forms: -m -j -d -e -f\n"
-    "-s -c -a -w -h.\n"
-    "\n"
-    "Sync at every stop runs as the stop hook '" "jit-sync --on-stop" "' and\n"
-    "prints only problems.";
+namespace {
+
+// `text` wrapped to 80 columns, each line indented by `indent` spaces.
+std::string wrapped(const std::string &text, size_t indent) {
+  std::istringstream words(text);
+  std::string out, line, word;
+  while (words >> word) {
+    if (!line.empty() && indent + line.size() + 1 + word.size() > 80) {
+      out += std::string(indent, ' ') + line + "\n";
+      line.clear();
+    }
+    line += (line.empty() ? "" : " ") + word;
+  }
+  if (!line.empty())
+    out += std::string(indent, ' ') + line + "\n";
+  return out;
+}
+
+std::string usageOf(const OptionSpec &spec, bool shortForm) {
+  std::string usage = shortForm ? spec.shortName : spec.name;
+  if (spec.argName)
+    usage += std::string(" <") + spec.argName + ">";
+  return usage;
+}
+
+std::string buildSyntax() {
+  std::string out = "jit-sync";
+  for (const OptionSpec &spec : kOptions) // a sync's options on the first line
+    if (spec.help && spec.action == Action::Sync)
+      out += " [" + usageOf(spec, true) + "]";
+  out += "\n";
+  for (const OptionSpec &spec : kOptions)
+    if (spec.help && spec.action != Action::Sync)
+      out += "jit-sync " + usageOf(spec, true) + "\n";
+  out += "\n";
+  out += wrapped(
+      "With no option, reads what the runtime appended since the last sync to the perf map "
+      "of the selected target's process (found at /proc/PID/root/tmp/perf-NSPID.map, "
+      "/tmp/perf-PID.map or the Android locations) and to its jitdump (the file "
+      "jit-PID.dump the process mapped executable, as perf finds it; records still in the "
+      "process's stdio buffer are read from its memory), and updates the target's JIT "
+      "modules, then prints one line: sources, symbols, regions, what is new, time taken. "
+      "Code both files announce is named by the jitdump, which also gives source lines "
+      "(image lookup, bt, breakpoint set -f FILE -l LINE) and unwind tables (exact "
+      "backtraces from any instruction of such code).",
+      0);
+  out += "\n";
+  out += wrapped(
+      "A remote target (platform select remote-linux/remote-android, platform connect) is "
+      "synced the same way: the files are looked for and read on the remote side, through "
+      "the platform connection (its file API, its shell for binary bytes, else whole-file "
+      "downloads), copying only what was appended since the last sync; /data/data/PKG and "
+      "/data/local/tmp are tried as on Android, and --map and --jitdump name remote paths.",
+      0);
+  out += "\n";
+  out += wrapped(
+      "A core file (lldb -c CORE) is synced the same way: the JIT memory is taken from the "
+      "core's own memory map (an ELF core's program headers and NT_FILE note), and files "
+      "that do not match the core are refused. With neither --map nor --jitdump, a core "
+      "uses the jitdump it had mapped if the file is still there, and /tmp/perf-PID.map if "
+      "written before the core.",
+      0);
+  out += "\nCommand Options Usage:\n";
+  for (const OptionSpec &spec : kOptions) {
+    if (!spec.help)
+      continue;
+    out += "       " + usageOf(spec, true) + " ( " + usageOf(spec, false) + " )\n";
+    out += wrapped(spec.help, 12) + "\n";
+  }
+  out += wrapped(
+      "Each command does one thing: a sync (with --map, --jitdump, --dir, --force, "
+      "--export), or one of --auto, --watch-compiles, --jvm-signals, --portable, --status, "
+      "--clear, --help. Values follow their option or an '=' (--map=PATH); <boolean> is "
+      "on/off, true/false, yes/no or 1/0. Sync at every stop runs as the stop hook "
+      "'jit-sync --on-stop' and prints only problems.",
+      0);
+  return out;
+}
+
+} // namespace
+
+const char *jitSyncHelp() {
+  return "Load JIT symbols (and source lines, unwind tables) from the process's perf map "
+         "and jitdump into LLDB and keep them current.";
+}
+
+const char *jitSyncSyntax() {
+  static const std::string syntax = buildSyntax();
+  return syntax.c_str();
+}
 
 } // namespace jitsym::plugin

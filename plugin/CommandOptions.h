@@ -1,7 +1,9 @@
 // The options of `jit-sync`, parsed from its arguments as a pure function: one
 // action per command (a sync, or one of --status, --clear, --auto, ...), and
 // options that belong to another action, or that come twice, are refused with
-// a message instead of being ignored.
+// a message instead of being ignored. Spelled as LLDB's own commands spell
+// them: `-m PATH`, `--map PATH`, `--map=PATH`, and booleans as LLDB takes them
+// (on/off, true/false, yes/no, 1/0). One table gives the parser and the help.
 #pragma once
 
 #include <optional>
@@ -26,8 +28,13 @@ struct CommandOptions {
 std::optional<CommandOptions> parseCommandOptions(const std::vector<std::string> &args,
                                                   std::string &error);
 
-// `help jit-sync` and `jit-sync --help`.
-extern const char *const kJitSyncHelp;
-extern const char *const kJitSyncSyntax;
+// A boolean as LLDB's commands take one (case-insensitive on/off, true/false,
+// yes/no, 1/0); nullopt for anything else.
+std::optional<bool> parseLldbBoolean(const std::string &word);
+
+// `help jit-sync` and `jit-sync --help`: the one-line help, and the syntax with
+// every option, its short form and what it does, as LLDB's commands list theirs.
+const char *jitSyncHelp();
+const char *jitSyncSyntax();
 
 } // namespace jitsym::plugin

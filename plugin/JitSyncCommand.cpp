@@ -46,7 +46,7 @@ public:
     const CommandOptions &options = *parsed;
     using Action = CommandOptions::Action;
     if (options.action == Action::Help) {
-      result.Printf("%s\n\nSyntax: %s\n", kJitSyncHelp, kJitSyncSyntax);
+      result.Printf("%s\n\nSyntax: %s\n", jitSyncHelp(), jitSyncSyntax());
       result.SetStatus(lldb::eReturnStatusSuccessFinishResult);
       return true;
     }

@@ -53,7 +53,7 @@ bool lldb::PluginInitialize(lldb::SBDebugger debugger) {
     return true;
   }
   lldb::SBCommand command =
-      interpreter.AddCommand("jit-sync", newJitSyncCommand(), kJitSyncHelp, kJitSyncSyntax);
+      interpreter.AddCommand("jit-sync", newJitSyncCommand(), jitSyncHelp(), jitSyncSyntax());
   if (!command.IsValid())
     return false;
   // The dummy target's stop hooks are copied into every target created later;

@@ -5,7 +5,9 @@
 loads the native plugin (libjitsym-lldb.so: jit-sync and its stop hook) unless
 it is loaded already, and adds:
 
-    jit-symbolicate [--map M] [--jitdump J] [--dir D] [FILE]
+    jit-symbolicate [-m PATH]... [-j PATH]... [-d DIR] [FILE]
+
+(a parsed command: `help jit-symbolicate` lists its options).
 
 Nothing here reads a perf map or a jitdump: the native plugin and the jitsym
 command-line tool do, and LLDB itself names the addresses.
@@ -33,6 +35,6 @@ def __lldb_init_module(debugger, internal_dict):
             if not result.Succeeded():
                 print("jitsym: cannot load %s: %s" % (plugin, result.GetError()))
     debugger.HandleCommand(
-        "command script add --overwrite --class %s.symbolicate.SymbolicateCommand "
+        "command script add --parsed --overwrite --class %s.symbolicate.SymbolicateCommand "
         "jit-symbolicate" % __name__
     )

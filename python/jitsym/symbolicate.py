@@ -9,18 +9,16 @@ own binaries when a snapshot has its memory map; then LLDB names every address
 it can, with the source line where the jitdump gave one.
 """
 
-import argparse
-import io
 import json
 import os
 import re
-import shlex
 import shutil
 import subprocess
 import tempfile
 import uuid
 
 import lldb
+from lldb.plugins.parsed_cmd import ParsedCommand
 from lldb.utils import symbolication
 
 from . import artifacts
@@ -201,96 +199,115 @@ def export_regions(sources, directory):
     return warnings
 
 
-def parser():
-    p = argparse.ArgumentParser(
-        prog="jit-symbolicate",
-        description="Name the addresses in a crash log or backtrace (a Node or JVM "
-        "fatal error report, kernel 'segfault at ... ip ...' lines, a pasted bt, "
-        "a list of addresses) with the JIT symbols a process left behind, and its "
-        "own binaries when a snapshot has its memory map.",
-        epilog="At least one of --map, --jitdump, --dir. Reads standard input "
-        "when FILE is '-' or missing.",
-    )
-    p.add_argument("--map", action="append", default=[], metavar="M",
-                   help="a perf map (perf-PID.map)")
-    p.add_argument("--jitdump", action="append", default=[], metavar="J",
-                   help="a jitdump (jit-PID.dump)")
-    p.add_argument("--dir", metavar="D",
-                   help="a snapshot directory (jitsym snapshot PID D)")
-    p.add_argument("file", nargs="?", default="-", metavar="FILE",
-                   help="the text to symbolicate")
-    return p
+class SymbolicateError(Exception):
+    """What went wrong, as the result object's error says it."""
 
 
-def run(debugger, arguments, out, err):
-    """Returns the exit status (0: done)."""
-    try:
-        options = parser().parse_args(arguments)
-    except SystemExit as e:  # argparse has printed why
-        return 2 if e.code else 0
-    sources = options.map + options.jitdump + ([options.dir] if options.dir else [])
+def read_text(path, debugger):
+    """The text of `path`; with no path (or "-"), the terminal's, read until
+    end of file, and never a pipe: inside lldb-dap or a script, standard input
+    is not the user's to read (lldb-dap's is the DAP connection itself)."""
+    if path and path != "-":
+        try:
+            with open(path, errors="replace") as f:
+                return f.read(), path
+        except OSError as e:
+            raise SymbolicateError("%s: %s" % (path, e.strerror))
+    if not os.isatty(0):
+        raise SymbolicateError(
+            "name the FILE to read: standard input is not a terminal (in lldb-dap or "
+            "a script it is not the user's to read); 'jitsym symbolicate MAP < FILE' "
+            "reads a pipe")
+    debugger.GetOutputFile().Write(b"jit-symbolicate: paste the text, then Ctrl-D\n")
+    debugger.GetOutputFile().Flush()
+    # The process's standard input (inside LLDB, sys.stdin is LLDB's own input
+    # stream object, not the terminal).
+    with open(0, errors="replace", closefd=False) as f:
+        return f.read(), "standard input"
+
+
+def symbolicate(debugger, sources, text, name):
+    """The text with every address LLDB can name described, and warnings."""
     if not sources:
-        err.write("error: jit-symbolicate: name the symbols: --map, --jitdump or --dir\n")
-        return 2
-    name = "standard input" if options.file == "-" else options.file
-    try:
-        if options.file == "-":
-            # The process's standard input (inside LLDB, sys.stdin is LLDB's
-            # own input stream, not what was piped to lldb).
-            with open(0, errors="replace", closefd=False) as f:
-                text = f.read()
-        else:
-            with open(options.file, errors="replace") as f:
-                text = f.read()
-    except OSError as e:
-        err.write("error: jit-symbolicate: %s: %s\n" % (options.file, e.strerror))
-        return 1
+        raise SymbolicateError("name the symbols: --map, --jitdump or --dir")
     if not ADDRESS.search(text):
-        err.write("error: jit-symbolicate: %s: no addresses in the text (looked for 0x "
-                  "followed by hex digits, or a bare run of 8 to 16 hex digits)\n" % name)
-        return 1
+        raise SymbolicateError(
+            "%s: no addresses in the text (looked for 0x followed by hex digits, or a "
+            "bare run of 8 to 16 hex digits)" % name)
     directory = tempfile.mkdtemp(prefix="jitsym-symbolicate-")
     try:
-        for warning in export_regions(sources, directory):
-            err.write(warning + "\n")
+        warnings = [w.replace("warning: ", "", 1) for w in export_regions(sources, directory)]
         session = Symbolication(debugger, directory)
         try:
             symbolicated, found, named = symbolicate_text(session, text)
         finally:
             session.close()
     except (RuntimeError, OSError, ValueError, KeyError) as e:
-        err.write("error: jit-symbolicate: %s\n" % e)
-        return 1
+        raise SymbolicateError(str(e))
     finally:
         shutil.rmtree(directory, ignore_errors=True)
-    out.write(symbolicated)
     if named == 0:
-        err.write("warning: jit-symbolicate: none of the %d addresses in %s lies in code "
-                  "the symbols describe: are they from the same process?\n" % (found, name))
-    return 0
+        warnings.append("jit-symbolicate: none of the %d addresses in %s lies in code the "
+                        "symbols describe: are they from the same process?" % (found, name))
+    return symbolicated, warnings
 
 
-class SymbolicateCommand:
-    def __init__(self, debugger, internal_dict):
-        pass
+class SymbolicateCommand(ParsedCommand):
+    """jit-symbolicate, a parsed command (command script add -p): LLDB parses
+    its options as its own commands' (-m PATH, --map PATH, --map=PATH),
+    completes their paths, and lists them in `help jit-symbolicate`."""
+
+    program = "jit-symbolicate"
+
+    def setup_command_definition(self):
+        options = self.get_parser()
+        options.add_option("m", "map", "A perf map (perf-PID.map); may be given more than once.",
+                           None, dest="maps", value_type=lldb.eArgTypePath)
+        options.add_option("j", "jitdump", "A jitdump (jit-PID.dump); may be given more than once.",
+                           None, dest="jitdumps", value_type=lldb.eArgTypePath)
+        options.add_option("d", "dir", "A snapshot directory (jitsym snapshot PID DIR): its "
+                           "symbols, and the process's own binaries from its memory map.",
+                           None, dest="snapshot", value_type=lldb.eArgTypeDirectoryName)
+        options.add_argument_set([options.make_argument_element(lldb.eArgTypePath, "optional")])
+
+    def option_parsing_started(self):
+        super().option_parsing_started()
+        self.get_parser().maps, self.get_parser().jitdumps = [], []
+
+    def set_option_value(self, exe_ctx, opt_name, opt_value):
+        # --map and --jitdump add up: a process can leave several.
+        parser = self.get_parser()
+        if opt_name in ("map", "jitdump"):
+            (parser.maps if opt_name == "map" else parser.jitdumps).append(opt_value)
+            return True
+        return super().set_option_value(exe_ctx, opt_name, opt_value)
 
     def get_short_help(self):
         return "Name the addresses of a crash log or backtrace with a process's JIT symbols."
 
     def get_long_help(self):
-        return parser().format_help()
+        return ("\nNames the addresses in FILE (a Node or JVM fatal error report, kernel "
+                "'segfault at ... ip ...' lines, a pasted bt, a list of addresses) with the "
+                "JIT symbols a process left behind (at least one of --map, --jitdump, --dir), "
+                "and its own binaries when a snapshot has its memory map. With no FILE, or "
+                "'-', reads the text from the terminal until Ctrl-D; never from a pipe.")
 
-    def __call__(self, debugger, command, exe_ctx, result):
-        out, err = io.StringIO(), io.StringIO()
+    def __call__(self, debugger, args, exe_ctx, result):
+        parser = self.get_parser()
+        arguments = [args.GetItemAtIndex(i).GetStringValue(4096) for i in range(args.GetSize())] \
+            if isinstance(args, lldb.SBStructuredData) else list(args)
+        sources = parser.maps + parser.jitdumps + ([parser.snapshot] if parser.snapshot else [])
         try:
-            arguments = shlex.split(command)
-        except ValueError as e:
+            if len(arguments) > 1:
+                raise SymbolicateError("one FILE at a time, not %d" % len(arguments))
+            if not sources:  # before a terminal is read
+                raise SymbolicateError("name the symbols: --map, --jitdump or --dir")
+            text, name = read_text(arguments[0] if arguments else None, debugger)
+            symbolicated, warnings = symbolicate(debugger, sources, text, name)
+        except SymbolicateError as e:
             result.SetError("jit-symbolicate: %s" % e)
             return
-        status = run(debugger, arguments, out, err)
-        result.Print(out.getvalue())
-        if status == 0:
-            result.Print(err.getvalue())  # warnings only
-            result.SetStatus(lldb.eReturnStatusSuccessFinishResult)
-        else:
-            result.SetError(err.getvalue().replace("error: ", "", 1).rstrip("\n"))
+        result.Print(symbolicated)
+        for warning in warnings:
+            result.AppendWarning(warning)
+        result.SetStatus(lldb.eReturnStatusSuccessFinishResult)

@@ -38,16 +38,22 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 
 
 def import_symbolicate():
-    # symbolicate.py subclasses lldb.utils.symbolication.Image at import; the
-    # text handling uses neither.
+    # symbolicate.py subclasses lldb.utils.symbolication.Image and
+    # lldb.plugins.parsed_cmd.ParsedCommand at import; the text handling uses
+    # neither.
     lldb = types.ModuleType("lldb")
     utils = types.ModuleType("lldb.utils")
     symbolication = types.ModuleType("lldb.utils.symbolication")
     symbolication.Image = object
+    plugins = types.ModuleType("lldb.plugins")
+    parsed_cmd = types.ModuleType("lldb.plugins.parsed_cmd")
+    parsed_cmd.ParsedCommand = object
     lldb.utils, utils.symbolication = utils, symbolication
-    sys.modules.setdefault("lldb", lldb)
-    sys.modules.setdefault("lldb.utils", utils)
-    sys.modules.setdefault("lldb.utils.symbolication", symbolication)
+    lldb.plugins, plugins.parsed_cmd = plugins, parsed_cmd
+    for name, module in [("lldb", lldb), ("lldb.utils", utils),
+                         ("lldb.utils.symbolication", symbolication),
+                         ("lldb.plugins", plugins), ("lldb.plugins.parsed_cmd", parsed_cmd)]:
+        sys.modules.setdefault(name, module)
     sys.path.insert(0, os.path.join(ROOT, "python"))
     from jitsym import symbolicate
     return symbolicate
