@@ -150,6 +150,15 @@ static int runConvert() {
   }
   llvm::errs() << "wrote " << ConvertOutput << ": " << symbols.size() << " symbols, "
                << spec.sections.size() << " sections, uuid " << spec.uuid << "\n";
+#if LLVM_VERSION_MAJOR < 21
+  // LLDB before 21 puts every section of a JSON object file at address 0, so
+  // the file opened as a target resolves no address (fixed upstream in 21).
+  llvm::errs() << "note: LLDB " << LLVM_VERSION_MAJOR
+               << " ignores the section addresses of a JSON object file (LLDB 21 reads "
+                  "them): opened as a target, this file names no address there; 'jitsym "
+                  "export' writes files that LLDB "
+               << LLVM_VERSION_MAJOR << " loads ('command source DIR/load.lldb')\n";
+#endif
   return 0;
 }
 

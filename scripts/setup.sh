@@ -4,13 +4,19 @@
 # --sanitized: also builds ${JITSYM_BUILD:-build}-asan, the same code built by
 # clang 14 with AddressSanitizer and UndefinedBehaviorSanitizer, whose unit
 # tests and lit suite the first tree's ctest then runs too (asan-*).
+# --lldb-19: also builds ${JITSYM_BUILD:-build}-lldb19, the same code built
+# against Debian 12's LLVM/LLDB 19 (unpacked into BUILD/lldb-19, never
+# installed), whose unit tests and lit suite the first tree's ctest runs too
+# (lldb19-*).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 sanitized=0
+lldb19=0
 for arg in "$@"; do
   case "$arg" in
     --sanitized) sanitized=1 ;;
-    *) echo "usage: scripts/setup.sh [--sanitized]" >&2; exit 2 ;;
+    --lldb-19) lldb19=1 ;;
+    *) echo "usage: scripts/setup.sh [--sanitized] [--lldb-19]" >&2; exit 2 ;;
   esac
 done
 
@@ -32,16 +38,21 @@ fi
 
 build="${JITSYM_BUILD:-build}"
 asan_build="${build}-asan"
+lldb19_build="${build}-lldb19"
 
 # Debian 12's LLDB 19, unpacked into the build (never installed: its
-# python3-lldb-19 would remove LLDB 22's Python module): the tests load this
-# build's plugin into it and check that it refuses politely. (liblldb-19-dev
-# has the liblldb-19.so.1 link beside the binaries, where lldb looks;
-# python3-lldb-19 is the Python module LLDB 19 imports as it starts.)
+# python3-lldb-19 would remove LLDB 22's Python module). Debian's LLVM binaries
+# find their libraries relative to themselves, so the folder works as is. The
+# main tree's tests load its plugin into this lldb and check that it refuses
+# politely; with --lldb-19 it is also the SDK of the second tree.
 other_lldb="$(realpath -m "$build/lldb-19")"
-if [ ! -x "$other_lldb/usr/lib/llvm-19/bin/lldb" ]; then
-  mkdir -p "$other_lldb/debs"
-  fetch() { (cd "$other_lldb/debs" && apt-get download -qq lldb-19 liblldb-19 liblldb-19-dev python3-lldb-19 libllvm19 libclang-cpp19 </dev/null); }
+lldb19_packages=(lldb-19 liblldb-19 liblldb-19-dev python3-lldb-19 libllvm19 libclang-cpp19
+                 llvm-19 llvm-19-dev llvm-19-runtime llvm-19-tools llvm-19-linker-tools)
+if [ ! -f "$other_lldb/usr/lib/llvm-19/lib/cmake/llvm/LLVMConfig.cmake" ] ||
+   [ ! -x "$other_lldb/usr/lib/llvm-19/bin/lldb" ]; then
+  echo "setup: unpacking Debian's LLDB 19 into $other_lldb"
+  rm -rf "$other_lldb" && mkdir -p "$other_lldb/debs"
+  fetch() { (cd "$other_lldb/debs" && apt-get download -qq "${lldb19_packages[@]}" </dev/null); }
   if ! fetch 2>/dev/null; then
     apt_update="apt-get update -qq"
     [ "$(id -u)" -eq 0 ] || apt_update="sudo $apt_update"
@@ -50,9 +61,11 @@ if [ ! -x "$other_lldb/usr/lib/llvm-19/bin/lldb" ]; then
   for deb in "$other_lldb"/debs/*.deb; do dpkg -x "$deb" "$other_lldb"; done
   rm -rf "$other_lldb/debs"
 fi
+lldb19_tree=()
+((lldb19)) && lldb19_tree=(-DJITSYM_LLDB19_BUILD="$(realpath -m "$lldb19_build")")
 sanitized_tree=()
 ((sanitized)) && sanitized_tree=(-DJITSYM_SANITIZED_BUILD="$(realpath -m "$asan_build")")
-cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo "${sanitized_tree[@]}" \
+cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo "${sanitized_tree[@]}" "${lldb19_tree[@]}" \
   -DJITSYM_OTHER_LLDB="$other_lldb/usr/lib/llvm-19/bin/lldb" >/dev/null
 cmake --build "$build" -j"$(nproc)"
 echo "setup: built $build/bin/jitsym and $build/lib/libjitsym-lldb.so"
@@ -65,4 +78,14 @@ if ((sanitized)); then
     -DJITSYM_BUILD_BENCHMARKS=OFF -DJITSYM_BUILD_FUZZERS=OFF >/dev/null
   cmake --build "$asan_build" -j"$(nproc)"
   echo "setup: built $asan_build with AddressSanitizer and UndefinedBehaviorSanitizer"
+fi
+
+if ((lldb19)); then
+  # Only what the lit suite and unit tests need: no benchmarks, no fuzz targets.
+  cmake -S . -B "$lldb19_build" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    -DLLVM_DIR="$other_lldb/usr/lib/llvm-19/lib/cmake/llvm" \
+    -DJITSYM_OTHER_LLDB=/usr/lib/llvm-22/bin/lldb \
+    -DJITSYM_BUILD_BENCHMARKS=OFF -DJITSYM_BUILD_FUZZERS=OFF >/dev/null
+  cmake --build "$lldb19_build" -j"$(nproc)"
+  echo "setup: built $lldb19_build against LLDB 19"
 fi

@@ -38,6 +38,19 @@ if lit_config.params.get("portable") == "1":
     config.available_features.add("portable")
     config.name = "jitsym-portable"
 
+# The LLDB this tree is built for, and what it has (tests that pin what an
+# older LLDB lacks check the one-line degradation instead):
+#  lldb-N                 this LLDB's major version;
+#  lldb-progress          SBProgress (LLDB 20): progress events of a long sync;
+#  lldb-api-mutex         SBMutex (LLDB 21): interrupt stops synced at once;
+#  lldb-json-sections     a JSON object file's section addresses (LLDB 21).
+config.available_features.add("lldb-%d" % config.lldb_major)
+if config.lldb_major >= 20:
+    config.available_features.add("lldb-progress")
+if config.lldb_major >= 21:
+    config.available_features.add("lldb-api-mutex")
+    config.available_features.add("lldb-json-sections")
+
 # Files jitsym writes go to a per-run private directory, not the user's.
 config.environment["JITSYM_DIR"] = os.path.join(config.test_exec_root, "private")
 config.environment["LLDB_DEBUGSERVER_PATH"] = config.lldb_server
@@ -116,6 +129,9 @@ if shutil.which("unshare") and subprocess.run(
 # PID reuse is staged by writing the kernel's last PID (root only).
 if os.access("/proc/sys/kernel/ns_last_pid", os.W_OK):
     config.available_features.add("pid-reuse")
+# Debian packages are made (cpack) and read (dpkg-deb) here.
+if shutil.which("cpack") and shutil.which("dpkg-deb") and shutil.which("apt-get"):
+    config.available_features.add("debian-packaging")
 if shutil.which("gdb") and shutil.which("gcore"):
     config.available_features.add("gdb")
 if shutil.which("node"):

@@ -26,6 +26,11 @@ class Adapter:
         self.seq = 0
         self.buffer = b""
         self.events = []  # every event received, in order
+        # Messages read while waiting for another, kept for a later wait:
+        # lldb-dap 19 answers the launch at once (before "initialized"),
+        # and may send "stopped" before the launch answer is asked for;
+        # lldb-dap 22 answers the launch after configurationDone.
+        self.unclaimed = []
 
     def send(self, command, arguments=None):
         self.seq += 1
@@ -60,6 +65,9 @@ class Adapter:
             self.buffer += chunk
 
     def wait(self, predicate):
+        for i, message in enumerate(self.unclaimed):
+            if predicate(message):
+                return self.unclaimed.pop(i)
         deadline = time.monotonic() + TIMEOUT
         while True:
             message = self._read_message(deadline)
@@ -67,6 +75,7 @@ class Adapter:
                 self.events.append(message)
             if predicate(message):
                 return message
+            self.unclaimed.append(message)
 
     def request(self, command, arguments=None):
         return self.response(self.send(command, arguments), command)
