@@ -7,6 +7,12 @@
 #     of 100 functions appended after it
 #  4. jit-sync inside LLDB (bench/sync_bench.py): 1k new after 1M, nothing new
 #  5. the same with the process behind an lldb-server platform (--remote)
+#  6. the command-line tool end to end: `jitsym lookup` on the 1M-line map
+#     beside `wc -l` on it (goal <= 5x), and `jitsym --version` (goal < 5 ms)
+#  7. the first jit-sync of 100k and 1M symbols beside LLDB loading the same
+#     symbols from one ELF .symtab (bench/first_sync_bench.py; goal <= 2x)
+# Run apart (a minute or more): bench/stop_latency.py BUILD_DIR, what a
+# stop costs while javac or node keeps compiling (jit-sync timed every 300 ms).
 # usage: bench/run.sh [BUILD_DIR]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -47,10 +53,31 @@ for _ in 1 2 3; do
     printf "100 MB jitdump (%s): load median %.1f ms (with unwind tables %.1f ms), cat median %.1f ms, ratio %.1fx (%.1fx)\n",
            size, median, unwind, cat, median / cat, unwind / cat }'
 done
+# The tool's whole run, as a user pays it: process start included. Runs
+# alternate, 21 of each, three times.
+/usr/bin/python3 - "$build/bin/jitsym" "$map" <<'PY'
+import statistics, subprocess, sys, time
+cli, path = sys.argv[1], sys.argv[2]
+address = "0x" + open(path).readline().split()[0]
+runs = {"lookup": [cli, "lookup", path, address], "wc": ["wc", "-l", path],
+        "version": [cli, "--version"]}
+for _ in range(3):
+    ms = {name: [] for name in runs}
+    for _ in range(21):
+        for name, argv in runs.items():
+            start = time.perf_counter()
+            subprocess.run(argv, stdout=subprocess.DEVNULL, check=True)
+            ms[name].append((time.perf_counter() - start) * 1000)
+    m = {name: statistics.median(v) for name, v in ms.items()}
+    print("jitsym lookup on the 1M-line map: median %.1f ms, wc -l %.1f ms, ratio %.1fx; "
+          "jitsym --version %.2f ms" % (m["lookup"], m["wc"], m["lookup"] / m["wc"], m["version"]))
+PY
 echo
 LLDB_DEBUGSERVER_PATH=/usr/lib/llvm-22/bin/lldb-server /usr/bin/python3 bench/sync_bench.py "$build"
 echo
 LLDB_DEBUGSERVER_PATH=/usr/lib/llvm-22/bin/lldb-server /usr/bin/python3 bench/sync_bench.py --remote "$build"
 echo
 /usr/bin/python3 bench/bigfile_bench.py "$build" "$JITSYM_BENCH_DIR"
+echo
+LLDB_DEBUGSERVER_PATH=/usr/lib/llvm-22/bin/lldb-server /usr/bin/python3 bench/first_sync_bench.py "$build"
 rm -rf "$JITSYM_BENCH_DIR"

@@ -26,16 +26,49 @@ endif()
 message(STATUS "jitsym: LLVM ${LLVM_PACKAGE_VERSION} in ${LLVM_INSTALL_PREFIX}")
 set(JITSYM_LLVM_PREFIX ${LLVM_INSTALL_PREFIX})
 
-# One shared libLLVM for everything: liblldb links it too, and a second static
-# copy of LLVMSupport inside the plugin would register its globals twice.
+# LLVM's headers and definitions, for every target that includes LLVM.
+add_library(jitsym_llvm_headers INTERFACE)
+target_include_directories(jitsym_llvm_headers SYSTEM INTERFACE ${LLVM_INCLUDE_DIRS})
+target_compile_definitions(jitsym_llvm_headers INTERFACE ${LLVM_DEFINITIONS})
+
+# In LLDB's process, the shared libLLVM: liblldb links it too, and a second
+# static copy of LLVMSupport inside the plugin would register its globals twice.
 add_library(jitsym_llvm INTERFACE)
-target_include_directories(jitsym_llvm SYSTEM INTERFACE ${LLVM_INCLUDE_DIRS})
-target_compile_definitions(jitsym_llvm INTERFACE ${LLVM_DEFINITIONS})
+target_link_libraries(jitsym_llvm INTERFACE jitsym_llvm_headers)
 if(TARGET LLVM)
   target_link_libraries(jitsym_llvm INTERFACE LLVM)
 else()
   find_library(JITSYM_LIBLLVM NAMES LLVM LLVM-${LLVM_VERSION_MAJOR} PATHS ${LLVM_LIBRARY_DIRS} NO_DEFAULT_PATH REQUIRED)
   target_link_libraries(jitsym_llvm INTERFACE ${JITSYM_LIBLLVM})
+endif()
+
+# In programs of their own (the command-line tool), the LLVM components they
+# use, linked statically: mapping and relocating the whole shared libLLVM
+# (189k relocations) and running its static initialisers cost ~22 ms a run,
+# for a `jitsym lookup` that uses a few of its functions. The shared library
+# when the static components are not installed.
+set(JITSYM_STANDALONE_LLVM_COMPONENTS support binaryformat demangle object objectyaml
+    debuginfodwarf mc mcdisassembler targetparser x86disassembler x86desc x86info)
+add_library(jitsym_llvm_standalone INTERFACE)
+target_link_libraries(jitsym_llvm_standalone INTERFACE jitsym_llvm_headers)
+# What LLVMSupport links (zlib, zstd: their -dev packages) must be there too.
+set(_jitsym_llvm_static_missing "")
+if(TARGET LLVMSupport AND TARGET LLVMX86Disassembler)
+  get_target_property(_jitsym_support_deps LLVMSupport INTERFACE_LINK_LIBRARIES)
+  foreach(dep ${_jitsym_support_deps})
+    if((dep MATCHES "::" AND NOT TARGET ${dep}) OR (IS_ABSOLUTE "${dep}" AND NOT EXISTS "${dep}"))
+      list(APPEND _jitsym_llvm_static_missing ${dep})
+    endif()
+  endforeach()
+else()
+  set(_jitsym_llvm_static_missing "LLVM's static component libraries")
+endif()
+if(NOT _jitsym_llvm_static_missing)
+  llvm_map_components_to_libnames(_jitsym_llvm_static_libs ${JITSYM_STANDALONE_LLVM_COMPONENTS})
+  target_link_libraries(jitsym_llvm_standalone INTERFACE ${_jitsym_llvm_static_libs})
+else()
+  message(STATUS "jitsym: the CLI links the shared libLLVM (not found: ${_jitsym_llvm_static_missing})")
+  target_link_libraries(jitsym_llvm_standalone INTERFACE jitsym_llvm)
 endif()
 
 find_path(JITSYM_LLDB_INCLUDE_DIR lldb/API/LLDB.h PATHS ${LLVM_INCLUDE_DIRS} NO_DEFAULT_PATH)

@@ -1,4 +1,4 @@
-// Function entries from process memory, by page.
+// Function entries from process memory, read in batches.
 #include "FunctionEntries.h"
 
 #include <algorithm>
@@ -6,54 +6,60 @@
 namespace jitsym::plugin {
 namespace {
 
-constexpr uint64_t kPageSize = 4096;
-// Pages are read this many at a time (one request to the process instead of
-// sixteen: a region's functions fill their pages), page by page where some
-// of them cannot be read.
-constexpr uint64_t kPagesPerRead = 16;
-
-} // namespace
-
-const std::string &FunctionEntries::page(uint64_t base) {
-  if (auto it = pages_.find(base); it != pages_.end())
-    return it->second;
-  if (process_.IsValid()) {
-    // LLDB gives the bytes under its breakpoint traps, not the traps.
-    const uint64_t first = base & ~(kPageSize * kPagesPerRead - 1);
-    std::string bytes(kPageSize * kPagesPerRead, '\0');
-    lldb::SBError error;
-    const size_t got = process_.ReadMemory(first, bytes.data(), bytes.size(), error);
-    if (error.Success() && got == bytes.size()) {
-      for (uint64_t i = 0; i < kPagesPerRead; ++i)
-        pages_.try_emplace(first + i * kPageSize, bytes.substr(i * kPageSize, kPageSize));
-    } else {
-      std::string one(kPageSize, '\0');
-      lldb::SBError pageError;
-      const size_t gotPage = process_.ReadMemory(base, one.data(), one.size(), pageError);
-      if (pageError.Success() && gotPage == one.size())
-        return pages_[base] = std::move(one);
-    }
-  }
-  return pages_[base]; // empty when it cannot be read
-}
-
-FramePointer FunctionEntries::at(uint64_t start, uint64_t size) {
+// The bytes of a function's entry that say what it does with its frame pointer.
+AddressRange entryOf(uint64_t start, uint64_t size) {
   uint64_t want = kFramePointerProbeBytes;
   if (size > 0)
     want = std::min(want, size);
-  std::string bytes;
-  for (uint64_t at = start; at - start < want;) {
-    const uint64_t base = at & ~(kPageSize - 1);
-    const std::string &memory = page(base);
-    if (memory.empty())
-      break; // what was read so far may be enough to tell
-    const uint64_t offset = at - base;
-    const uint64_t take = std::min(want - (at - start), kPageSize - offset);
-    bytes.append(memory, offset, take);
-    at += take;
-  }
+  return {start, start + want};
+}
+
+bool byRange(const std::pair<AddressRange, FramePointer> &a, const AddressRange &b) {
+  return a.first.start != b.start ? a.first.start < b.start : a.first.end < b.end;
+}
+
+FramePointer classify(const std::string &bytes) {
+  // What could be read may be enough to tell.
   return framePointerAtEntry(
       llvm::ArrayRef(reinterpret_cast<const uint8_t *>(bytes.data()), bytes.size()));
+}
+
+} // namespace
+
+void FunctionEntries::prefetch(std::vector<std::pair<uint64_t, uint64_t>> functions) {
+  std::vector<AddressRange> pieces;
+  pieces.reserve(functions.size());
+  for (const auto &[start, size] : functions)
+    pieces.push_back(entryOf(start, size));
+  std::sort(pieces.begin(), pieces.end(), [](const AddressRange &a, const AddressRange &b) {
+    return a.start != b.start ? a.start < b.start : a.end < b.end;
+  });
+  pieces.erase(std::unique(pieces.begin(), pieces.end()), pieces.end());
+  // Only what is not known yet.
+  pieces.erase(std::remove_if(pieces.begin(), pieces.end(),
+                              [&](const AddressRange &piece) {
+                                auto it = std::lower_bound(known_.begin(), known_.end(), piece,
+                                                           byRange);
+                                return it != known_.end() && it->first == piece;
+                              }),
+               pieces.end());
+  if (pieces.empty())
+    return;
+  const std::vector<std::string> bytes = read_(pieces);
+  const size_t before = known_.size();
+  for (size_t i = 0; i < pieces.size(); ++i)
+    known_.emplace_back(pieces[i], classify(i < bytes.size() ? bytes[i] : std::string()));
+  std::inplace_merge(known_.begin(), known_.begin() + before, known_.end(),
+                     [](const auto &a, const auto &b) { return byRange(a, b.first); });
+}
+
+FramePointer FunctionEntries::at(uint64_t start, uint64_t size) {
+  const AddressRange entry = entryOf(start, size);
+  auto it = std::lower_bound(known_.begin(), known_.end(), entry, byRange);
+  if (it != known_.end() && it->first == entry)
+    return it->second;
+  const std::vector<std::string> bytes = read_({entry});
+  return classify(bytes.empty() ? std::string() : bytes.front());
 }
 
 } // namespace jitsym::plugin

@@ -108,13 +108,35 @@ PublishReport Publisher::publish(lldb::SBDebugger &debugger, lldb::SBTarget &tar
 
   // New code whose unwind rule its module's object does not give (FramePointer.h):
   // the region is made anew.
-  FunctionEntries entries(target.GetProcess());
+  // Their entries are read in one batch first, and those of the windows made
+  // anew below (FunctionEntries.h).
+  FunctionEntries entries(in.readPieces);
   const EntryProbe probe = entries.probe();
+  auto prefetchCode = [&](const std::vector<const Symbol *> &symbols) {
+    std::vector<std::pair<uint64_t, uint64_t>> code;
+    for (const Symbol *symbol : symbols)
+      if (!isData(*symbol))
+        code.emplace_back(symbol->address, symbol->size);
+    entries.prefetch(std::move(code));
+  };
+  {
+    std::vector<const Symbol *> all;
+    for (const auto &[key, symbols] : added)
+      all.insert(all.end(), symbols.begin(), symbols.end());
+    prefetchCode(all);
+  }
   for (const auto &[key, symbols] : added)
     if (!stale.count(key) && !modules.frameRulesHold(key, symbols, isData, probe)) {
       stale.insert(key);
       replan.insert(windowIndexOf(key));
     }
+  {
+    std::vector<const Symbol *> remade; // all the code of the windows made anew
+    for (uint64_t window : replan)
+      in.table.forEachInRange(windowStart(window), windowEnd(window),
+                              [&](const Symbol &symbol) { remade.push_back(&symbol); });
+    prefetchCode(remade);
+  }
 
   std::set<uint64_t> windows = replan;
   for (const auto &entry : added)

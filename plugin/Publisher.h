@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "FunctionEntries.h"
 #include "RegionModules.h"
 #include "SyncProgress.h"
 #include "jitsym/base/Diagnostic.h"
@@ -49,6 +50,7 @@ public:
     const std::vector<Mapping> &mappings; // empty: no memory map is known
     LinePlausible plausible;
     std::string origin; // the files the symbols come from, for progress
+    FunctionEntries::ReadPieces readPieces; // the process's memory (ProcessSide)
   };
 
   PublishReport publish(lldb::SBDebugger &debugger, lldb::SBTarget &target,

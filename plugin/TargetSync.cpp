@@ -292,8 +292,12 @@ llvm::Expected<SyncReport> TargetSync::syncWith(lldb::SBDebugger &debugger,
     auto plausible = [this](std::string_view file, uint32_t line) {
       return lineCanExist(file, line);
     };
+    lldb::SBProcess process = target_.GetProcess();
+    auto readPieces = [this, &process](const std::vector<AddressRange> &pieces) {
+      return side_ ? side_->readPieces(process, pieces) : readPiecesThroughLLDB(process, pieces);
+    };
     const Publisher::Inputs inputs{table_, lines_, unwind_, mappings(), plausible,
-                                   sources_.names()};
+                                   sources_.names(), readPieces};
     PublishReport published =
         publisher_.publish(debugger, target_, *modules_, inputs, changes, progress, stop);
     report.added = published.added;
@@ -358,7 +362,9 @@ llvm::Expected<ExportReport> TargetSync::exportTo(lldb::SBDebugger &debugger,
     return lineCanExist(file, line);
   };
   request.plausible = plausible;
-  FunctionEntries entries(process);
+  FunctionEntries entries([&](const std::vector<AddressRange> &pieces) {
+    return sideOf(debugger, process).readPieces(process, pieces);
+  });
   if (process.IsValid())
     request.entries = entries.probe();
   llvm::Expected<ExportResult> result = exportRegions(directory, request);

@@ -22,7 +22,7 @@ done
 
 packages=(cmake g++ clang-14 libclang-rt-14-dev googletest libgtest-dev libbenchmark-dev
           lldb-22 liblldb-22-dev python3-lldb-22 llvm-22-dev llvm-22-tools
-          nlohmann-json3-dev nodejs openjdk-17-jdk-headless gdb erlang-base postgresql-15
+          nlohmann-json3-dev libzstd-dev nodejs openjdk-17-jdk-headless gdb erlang-base postgresql-15
           mono-runtime mono-mcs)
 missing=()
 for p in "${packages[@]}"; do

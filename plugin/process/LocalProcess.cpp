@@ -2,6 +2,9 @@
 #include "process/ProcessSide.h"
 
 #include <sys/stat.h>
+#include <sys/uio.h>
+
+#include <algorithm>
 
 #include "CompileWatch.h"
 #include "process/StdioBuffer.h"
@@ -76,6 +79,63 @@ public:
   }
 
   bool seesDescriptors() const override { return true; }
+
+  std::vector<std::string> readPieces(lldb::SBProcess &process,
+                                      const std::vector<AddressRange> &pieces) override {
+    std::vector<std::string> out(pieces.size());
+    std::vector<size_t> throughLLDB; // pieces read again through LLDB
+    const pid_t pid = static_cast<pid_t>(process.GetProcessID());
+    constexpr size_t kPerCall = 1024; // IOV_MAX
+    for (size_t first = 0; first < pieces.size(); first += kPerCall) {
+      const size_t count = std::min(kPerCall, pieces.size() - first);
+      std::vector<iovec> local(count), remote(count);
+      size_t wanted = 0;
+      for (size_t i = 0; i < count; ++i) {
+        const AddressRange &piece = pieces[first + i];
+        out[first + i].resize(piece.end - piece.start);
+        local[i] = {out[first + i].data(), out[first + i].size()};
+        remote[i] = {reinterpret_cast<void *>(piece.start), out[first + i].size()};
+        wanted += out[first + i].size();
+      }
+      const ssize_t got = ::process_vm_readv(pid, local.data(), count, remote.data(), count, 0);
+      if (got == static_cast<ssize_t>(wanted))
+        continue;
+      // Refused (ptrace rules) or stopped at unreadable memory: the pieces
+      // not read whole go through LLDB, which reads what can be read.
+      size_t whole = 0, done = got > 0 ? static_cast<size_t>(got) : 0;
+      while (whole < count && done >= out[first + whole].size())
+        done -= out[first + whole++].size();
+      for (size_t i = whole; i < count; ++i)
+        throughLLDB.push_back(first + i);
+    }
+    // LLDB's breakpoint traps are in the process's memory: where a location
+    // lies in a piece, the piece is read through LLDB, which takes them out.
+    std::vector<uint64_t> traps;
+    lldb::SBTarget target = process.GetTarget();
+    for (uint32_t b = 0; b < target.GetNumBreakpoints(); ++b) {
+      lldb::SBBreakpoint breakpoint = target.GetBreakpointAtIndex(b);
+      for (size_t l = 0; l < breakpoint.GetNumLocations(); ++l) {
+        lldb::SBBreakpointLocation location = breakpoint.GetLocationAtIndex(l);
+        if (location.IsValid() && location.IsResolved())
+          traps.push_back(location.GetLoadAddress());
+      }
+    }
+    std::sort(traps.begin(), traps.end());
+    for (size_t i = 0; i < pieces.size(); ++i) {
+      auto trap = std::lower_bound(traps.begin(), traps.end(), pieces[i].start);
+      if (trap != traps.end() && *trap < pieces[i].end)
+        throughLLDB.push_back(i);
+    }
+    std::sort(throughLLDB.begin(), throughLLDB.end());
+    throughLLDB.erase(std::unique(throughLLDB.begin(), throughLLDB.end()), throughLLDB.end());
+    std::vector<AddressRange> again;
+    for (size_t i : throughLLDB)
+      again.push_back(pieces[i]);
+    std::vector<std::string> reread = readPiecesThroughLLDB(process, again);
+    for (size_t k = 0; k < throughLLDB.size(); ++k)
+      out[throughLLDB[k]] = std::move(reread[k]);
+    return out;
+  }
   std::optional<PendingWrite> pendingWrite(lldb::SBProcess &process, lldb::SBThread &thread,
                                            const std::optional<std::string> &mapPath,
                                            const std::optional<std::string> &dumpPath) override {

@@ -1,6 +1,7 @@
 // Choosing a process's side, and what the sides share.
 #include "process/ProcessSide.h"
 
+#include <algorithm>
 #include <string>
 
 namespace jitsym::plugin {
@@ -47,6 +48,66 @@ std::vector<Mapping> memoryMapFromLLDB(lldb::SBProcess &process) {
     mappings.push_back(std::move(m));
   }
   return mappings;
+}
+
+namespace {
+
+constexpr uint64_t kPageSize = 4096;
+// Pieces closer than this are read as one run, up to kLongestRun bytes: one
+// request instead of many, for a few bytes more.
+constexpr uint64_t kMergeGap = 1024;
+constexpr uint64_t kLongestRun = 16 * kPageSize;
+
+// Up to `length` bytes at `address`; where memory stops being readable, what
+// came before (page by page).
+std::string readUpTo(lldb::SBProcess &process, uint64_t address, uint64_t length) {
+  std::string bytes(length, '\0');
+  lldb::SBError error;
+  size_t got = process.ReadMemory(address, bytes.data(), bytes.size(), error);
+  if (error.Success() && got == bytes.size())
+    return bytes;
+  bytes.clear();
+  for (uint64_t at = address; at < address + length;) {
+    const uint64_t take = std::min(address + length, (at & ~(kPageSize - 1)) + kPageSize) - at;
+    std::string page(take, '\0');
+    lldb::SBError pageError;
+    got = process.ReadMemory(at, page.data(), page.size(), pageError);
+    if (!pageError.Success() || got != page.size())
+      break;
+    bytes += page;
+    at += take;
+  }
+  return bytes;
+}
+
+} // namespace
+
+std::vector<std::string> readPiecesThroughLLDB(lldb::SBProcess &process,
+                                               const std::vector<AddressRange> &pieces) {
+  std::vector<std::string> out(pieces.size());
+  if (!process.IsValid())
+    return out;
+  for (size_t first = 0; first < pieces.size();) {
+    // A run of close pieces, read at once.
+    size_t last = first;
+    uint64_t end = pieces[first].end;
+    while (last + 1 < pieces.size() && pieces[last + 1].start >= pieces[first].start &&
+           pieces[last + 1].start < end + kMergeGap &&
+           std::max(end, pieces[last + 1].end) - pieces[first].start <= kLongestRun) {
+      ++last;
+      end = std::max(end, pieces[last].end);
+    }
+    const uint64_t start = pieces[first].start;
+    const std::string run = readUpTo(process, start, end - start);
+    for (size_t i = first; i <= last; ++i) {
+      const uint64_t offset = pieces[i].start - start;
+      if (offset < run.size())
+        out[i] = run.substr(offset, std::min<uint64_t>(pieces[i].end - pieces[i].start,
+                                                       run.size() - offset));
+    }
+    first = last + 1;
+  }
+  return out;
 }
 
 } // namespace jitsym::plugin
