@@ -47,7 +47,7 @@ endif()
 # (189k relocations) and running its static initialisers cost ~22 ms a run,
 # for a `jitsym lookup` that uses a few of its functions. The shared library
 # when the static components are not installed.
-set(JITSYM_STANDALONE_LLVM_COMPONENTS support binaryformat demangle object objectyaml
+set(JITSYM_STANDALONE_LLVM_COMPONENTS support binaryformat demangle object
     debuginfodwarf mc mcdisassembler targetparser x86disassembler x86desc x86info)
 add_library(jitsym_llvm_standalone INTERFACE)
 target_link_libraries(jitsym_llvm_standalone INTERFACE jitsym_llvm_headers)

@@ -1,87 +1,84 @@
 // DWARF 4 for a JIT window: one compile unit, a subprogram per function, and a
-// line program with one sequence per function that has lines (LLVM's DWARFYAML
-// emitters), and a .debug_frame with the functions' unwind tables.
+// line program with one sequence per function that has lines, and a
+// .debug_frame with the functions' unwind tables. Emitted directly, a field at
+// a time (LLVM's encoders and constants): a window's DWARF is built again
+// after every delta that adds functions to it, and LLVM's DWARFYAML emitters,
+// which built it before, cost ~10x as much (bench: BM_DebugObjectWindow).
 #include "jitsym/objects/DebugObject.h"
 
 #include <algorithm>
 #include <map>
 
+#include "LittleEndianWriter.h"
 #include "jitsym/objects/DebugFrame.h"
 #include "jitsym/objects/ElfImage.h"
 #include "llvm/BinaryFormat/Dwarf.h"
 #include "llvm/BinaryFormat/ELF.h"
-#include "llvm/ObjectYAML/DWARFEmitter.h"
-#include "llvm/ObjectYAML/DWARFYAML.h"
-#include "llvm/Support/raw_ostream.h"
 
 namespace jitsym {
 namespace {
 
-// The units of a DWARFYAML::Data: `Units` since LLVM 20, `CompileUnits` before
-// (whichever member exists is the one that compiles).
-template <typename Data> auto unitsOf(Data &data) -> decltype((data.Units)) {
-  return data.Units;
-}
-template <typename Data> auto unitsOf(Data &data) -> decltype((data.CompileUnits)) {
-  return data.CompileUnits;
-}
-
 using namespace llvm;
 
-enum AbbrevCode : uint32_t { kUnit = 1, kFunction = 2 };
+enum AbbrevCode : uint8_t { kUnit = 1, kFunction = 2 };
 
-DWARFYAML::AbbrevTable abbreviations() {
-  auto abbrev = [](uint32_t code, dwarf::Tag tag, bool children,
-                   std::vector<std::pair<dwarf::Attribute, dwarf::Form>> attributes) {
-    DWARFYAML::Abbrev a;
-    a.Code = yaml::Hex64(code);
-    a.Tag = tag;
-    a.Children = children ? dwarf::DW_CHILDREN_yes : dwarf::DW_CHILDREN_no;
-    for (auto [attribute, form] : attributes)
-      a.Attributes.push_back({attribute, form, yaml::Hex64(0)});
-    return a;
+// The line program's parameters (those of LLVM's own assembler).
+constexpr int8_t kLineBase = -5;
+constexpr uint8_t kLineRange = 14;
+constexpr uint8_t kOpcodeBase = 13;
+constexpr uint8_t kStandardOpcodeLengths[kOpcodeBase - 1] = {0, 1, 1, 1, 1, 0, 0, 0, 1, 0, 0, 1};
+
+std::string abbreviations() {
+  std::string out;
+  LittleEndianWriter w(out);
+  auto abbrev = [&](uint8_t code, dwarf::Tag tag, bool children,
+                    std::initializer_list<std::pair<dwarf::Attribute, dwarf::Form>> attributes) {
+    w.uleb(code);
+    w.uleb(tag);
+    w.put<uint8_t>(children ? dwarf::DW_CHILDREN_yes : dwarf::DW_CHILDREN_no);
+    for (auto [attribute, form] : attributes) {
+      w.uleb(attribute);
+      w.uleb(form);
+    }
+    w.uleb(0);
+    w.uleb(0);
   };
-  DWARFYAML::AbbrevTable table;
-  table.ID = 0;
-  table.Table.push_back(abbrev(kUnit, dwarf::DW_TAG_compile_unit, true,
-                               {{dwarf::DW_AT_producer, dwarf::DW_FORM_string},
-                                {dwarf::DW_AT_name, dwarf::DW_FORM_string},
-                                {dwarf::DW_AT_comp_dir, dwarf::DW_FORM_string},
-                                {dwarf::DW_AT_stmt_list, dwarf::DW_FORM_sec_offset},
-                                {dwarf::DW_AT_low_pc, dwarf::DW_FORM_addr},
-                                {dwarf::DW_AT_high_pc, dwarf::DW_FORM_data8}}));
-  table.Table.push_back(abbrev(kFunction, dwarf::DW_TAG_subprogram, false,
-                               {{dwarf::DW_AT_name, dwarf::DW_FORM_string},
-                                {dwarf::DW_AT_low_pc, dwarf::DW_FORM_addr},
-                                {dwarf::DW_AT_high_pc, dwarf::DW_FORM_data8}}));
-  return table;
+  abbrev(kUnit, dwarf::DW_TAG_compile_unit, true,
+         {{dwarf::DW_AT_producer, dwarf::DW_FORM_string},
+          {dwarf::DW_AT_name, dwarf::DW_FORM_string},
+          {dwarf::DW_AT_comp_dir, dwarf::DW_FORM_string},
+          {dwarf::DW_AT_stmt_list, dwarf::DW_FORM_sec_offset},
+          {dwarf::DW_AT_low_pc, dwarf::DW_FORM_addr},
+          {dwarf::DW_AT_high_pc, dwarf::DW_FORM_data8}});
+  abbrev(kFunction, dwarf::DW_TAG_subprogram, false,
+         {{dwarf::DW_AT_name, dwarf::DW_FORM_string},
+          {dwarf::DW_AT_low_pc, dwarf::DW_FORM_addr},
+          {dwarf::DW_AT_high_pc, dwarf::DW_FORM_data8}});
+  w.uleb(0); // end of the table
+  return out;
 }
 
-DWARFYAML::FormValue number(uint64_t value) {
-  DWARFYAML::FormValue v;
-  v.Value = yaml::Hex64(value);
-  return v;
-}
 // DWARF strings end at a NUL, so a name is written up to its first one: a perf
 // map line may hold NULs in its name, and written whole, the rest of the name
 // would be read as the next attribute and every DIE after it misread.
-StringRef dwarfString(std::string_view text) {
-  return StringRef(text.data(), std::min(text.find('\0'), text.size()));
+std::string_view dwarfString(std::string_view text) {
+  return text.substr(0, std::min(text.find('\0'), text.size()));
 }
 
-DWARFYAML::FormValue text(StringRef value) {
-  DWARFYAML::FormValue v;
-  v.CStr = value;
-  return v;
+void string(LittleEndianWriter &w, std::string_view text) {
+  text = dwarfString(text);
+  w.bytes(text.data(), text.size());
+  w.put<uint8_t>(0);
 }
 
 // Builds the line program, one row at a time.
 class LineProgram {
 public:
-  explicit LineProgram(DWARFYAML::LineTable &table) : table_(table) {}
+  explicit LineProgram(std::string &out) : w_(out) {}
 
   void beginSequence(uint64_t address) {
-    extended(dwarf::DW_LNE_set_address, 9, address);
+    extended(dwarf::DW_LNE_set_address, 9);
+    w_.put<uint64_t>(address);
     address_ = address;
     line_ = 1;
     column_ = 0;
@@ -96,16 +93,14 @@ public:
     if (column != column_)
       standard(dwarf::DW_LNS_set_column, column);
     if (line != line_) {
-      DWARFYAML::LineTableOpcode op{};
-      op.Opcode = dwarf::DW_LNS_advance_line;
-      op.SData = static_cast<int64_t>(line) - static_cast<int64_t>(line_);
-      table_.Opcodes.push_back(op);
+      w_.put<uint8_t>(dwarf::DW_LNS_advance_line);
+      w_.sleb(static_cast<int64_t>(line) - static_cast<int64_t>(line_));
     }
     if (address != address_)
       standard(dwarf::DW_LNS_advance_pc, address - address_);
     if (prologueEnd)
-      standard(dwarf::DW_LNS_set_prologue_end, 0);
-    standard(dwarf::DW_LNS_copy, 0);
+      w_.put<uint8_t>(dwarf::DW_LNS_set_prologue_end);
+    w_.put<uint8_t>(dwarf::DW_LNS_copy);
     address_ = address;
     file_ = file;
     line_ = line;
@@ -114,26 +109,21 @@ public:
   void endSequence(uint64_t end) {
     if (end != address_)
       standard(dwarf::DW_LNS_advance_pc, end - address_);
-    extended(dwarf::DW_LNE_end_sequence, 1, 0);
+    extended(dwarf::DW_LNE_end_sequence, 1);
   }
 
 private:
-  void standard(dwarf::LineNumberOps opcode, uint64_t data) {
-    DWARFYAML::LineTableOpcode op{};
-    op.Opcode = opcode;
-    op.Data = data;
-    table_.Opcodes.push_back(op);
+  void standard(dwarf::LineNumberOps opcode, uint64_t operand) {
+    w_.put<uint8_t>(opcode);
+    w_.uleb(operand);
   }
-  void extended(dwarf::LineNumberExtendedOps opcode, uint64_t length, uint64_t data) {
-    DWARFYAML::LineTableOpcode op{};
-    op.Opcode = dwarf::DW_LNS_extended_op;
-    op.ExtLen = length;
-    op.SubOpcode = opcode;
-    op.Data = data;
-    table_.Opcodes.push_back(op);
+  void extended(dwarf::LineNumberExtendedOps opcode, uint64_t length) {
+    w_.put<uint8_t>(0);
+    w_.uleb(length);
+    w_.put<uint8_t>(opcode);
   }
 
-  DWARFYAML::LineTable &table_;
+  LittleEndianWriter w_;
   uint64_t address_ = 0;
   uint32_t file_ = 1, line_ = 1, column_ = 0;
 };
@@ -158,42 +148,32 @@ Expected<std::vector<ElfSection>> buildDebugSections(const AddressRange &textRan
   std::sort(functions.begin(), functions.end(),
             [](const DebugFunction &a, const DebugFunction &b) { return a.start < b.start; });
 
-  DWARFYAML::Data dwarf;
-  dwarf.IsLittleEndian = true;
-  dwarf.Is64BitAddrSize = true;
-  dwarf.DebugAbbrev.push_back(abbreviations());
+  // .debug_info: the unit's header and DIE, then a subprogram per function.
+  std::string info;
+  LittleEndianWriter infoOut(info);
+  infoOut.put<uint32_t>(0); // unit_length, patched below
+  infoOut.put<uint16_t>(4);
+  infoOut.put<uint32_t>(0); // debug_abbrev_offset
+  infoOut.put<uint8_t>(8);  // address_size
+  infoOut.uleb(kUnit);
+  string(infoOut, "jitsym");
+  string(infoOut, unitName);
+  string(infoOut, "/");
+  infoOut.put<uint32_t>(0); // stmt_list: the one line table
+  infoOut.put<uint64_t>(textRange.start);
+  infoOut.put<uint64_t>(textRange.end - textRange.start);
 
-  DWARFYAML::Unit unit{};
-  unit.Format = dwarf::DWARF32;
-  unit.Version = 4;
-  unit.AddrSize = 8;
-  unit.Type = dwarf::DW_UT_compile;
-  unit.AbbrOffset = yaml::Hex64(0);
-  DWARFYAML::Entry cu;
-  cu.AbbrCode = yaml::Hex32(kUnit);
-  cu.Values = {text("jitsym"), text(dwarfString(unitName)), text("/"), number(0),
-               number(textRange.start), number(textRange.end - textRange.start)};
-  unit.Entries.push_back(std::move(cu));
-
-  DWARFYAML::LineTable table{};
-  table.Format = dwarf::DWARF32;
-  table.Version = 4;
-  table.MinInstLength = 1;
-  table.MaxOpsPerInst = 1;
-  table.DefaultIsStmt = 1;
-  table.LineBase = static_cast<uint8_t>(-5);
-  table.LineRange = 14;
-  table.OpcodeBase = 13;
-  table.StandardOpcodeLengths = std::vector<uint8_t>{0, 1, 1, 1, 1, 0, 0, 0, 1, 0, 0, 1};
+  std::string program;
+  LineProgram lineProgram(program);
   std::map<uint32_t, uint32_t> fileNumbers; // LineTables file index -> DWARF file number
-  LineProgram program(table);
+  std::vector<std::string_view> fileNames;
   std::vector<const CallFrameInfo *> frames;
 
   for (const DebugFunction &f : functions) {
-    DWARFYAML::Entry sub;
-    sub.AbbrCode = yaml::Hex32(kFunction);
-    sub.Values = {text(dwarfString(f.name)), number(f.start), number(f.end - f.start)};
-    unit.Entries.push_back(std::move(sub));
+    infoOut.uleb(kFunction);
+    string(infoOut, f.name);
+    infoOut.put<uint64_t>(f.start);
+    infoOut.put<uint64_t>(f.end - f.start);
 
     if (const std::vector<CallFrameInfo> *own = unwind.frames(f.start))
       for (const CallFrameInfo &frame : *own)
@@ -217,41 +197,56 @@ Expected<std::vector<ElfSection>> buildDebugSections(const AddressRange &textRan
           (plausible && !plausible(lines.file(e.file), e.line))) {
         // No row covers these addresses: they show no line, not a wrong one.
         if (open)
-          program.endSequence(e.address);
+          lineProgram.endSequence(e.address);
         open = false;
         continue;
       }
       if (!open)
-        program.beginSequence(e.address);
+        lineProgram.beginSequence(e.address);
       open = true;
       auto [it, added] = fileNumbers.try_emplace(e.file, uint32_t(fileNumbers.size() + 1));
-      if (added) {
-        table.Files.push_back({dwarfString(lines.file(e.file)), 0, 0, 0});
-      }
+      if (added)
+        fileNames.push_back(lines.file(e.file));
       // A breakpoint on a JIT function stops at its first instruction, as
       // where its lines are not known yet: LLDB would otherwise skip to the
       // function's second line, which a runtime's coarse line table may put
       // past code that runs first, or on a path not taken.
-      program.row(e.address, it->second, e.line, e.column, e.address == f.start);
+      lineProgram.row(e.address, it->second, e.line, e.column, e.address == f.start);
     }
     if (open)
-      program.endSequence(f.end);
+      lineProgram.endSequence(f.end);
   }
-  unit.Entries.push_back(DWARFYAML::Entry{yaml::Hex32(0), {}}); // end of the unit's children
-  unitsOf(dwarf).push_back(std::move(unit));
-  dwarf.DebugLines.push_back(std::move(table));
+  infoOut.put<uint8_t>(0); // end of the unit's children
+  infoOut.patch32(0, static_cast<uint32_t>(info.size() - 4));
 
-  std::string abbrev, info, line;
-  raw_string_ostream abbrevOut(abbrev), infoOut(info), lineOut(line);
-  if (Error err = DWARFYAML::emitDebugAbbrev(abbrevOut, dwarf))
-    return err;
-  if (Error err = DWARFYAML::emitDebugInfo(infoOut, dwarf))
-    return err;
-  if (Error err = DWARFYAML::emitDebugLine(lineOut, dwarf))
-    return err;
+  // .debug_line: the header (its files in order of first use), then the program.
+  std::string line;
+  LittleEndianWriter lineOut(line);
+  lineOut.put<uint32_t>(0); // unit_length, patched below
+  lineOut.put<uint16_t>(4);
+  lineOut.put<uint32_t>(0); // header_length, patched below
+  const size_t headerStart = line.size();
+  lineOut.put<uint8_t>(1); // minimum_instruction_length
+  lineOut.put<uint8_t>(1); // maximum_operations_per_instruction
+  lineOut.put<uint8_t>(1); // default_is_stmt
+  lineOut.put<int8_t>(kLineBase);
+  lineOut.put<uint8_t>(kLineRange);
+  lineOut.put<uint8_t>(kOpcodeBase);
+  lineOut.bytes(kStandardOpcodeLengths, sizeof(kStandardOpcodeLengths));
+  lineOut.put<uint8_t>(0); // no include directories
+  for (std::string_view name : fileNames) {
+    string(lineOut, name);
+    lineOut.uleb(0); // directory
+    lineOut.uleb(0); // modification time
+    lineOut.uleb(0); // length
+  }
+  lineOut.put<uint8_t>(0); // end of the files
+  lineOut.patch32(6, static_cast<uint32_t>(line.size() - headerStart));
+  lineOut.bytes(program);
+  lineOut.patch32(0, static_cast<uint32_t>(line.size() - 4));
 
   std::vector<ElfSection> sections;
-  sections.push_back(debugSection(".debug_abbrev", std::move(abbrev)));
+  sections.push_back(debugSection(".debug_abbrev", abbreviations()));
   sections.push_back(debugSection(".debug_info", std::move(info)));
   sections.push_back(debugSection(".debug_line", std::move(line)));
   if (!frames.empty())

@@ -7,7 +7,6 @@
 
 #include "llvm/Support/Endian.h"
 #include "llvm/Support/LEB128.h"
-#include "llvm/Support/raw_ostream.h"
 
 namespace jitsym {
 
@@ -24,12 +23,12 @@ public:
   }
   void bytes(const std::string &data) { out_ += data; }
   void uleb(uint64_t v) {
-    llvm::raw_string_ostream os(out_);
-    llvm::encodeULEB128(v, os);
+    uint8_t encoded[10];
+    out_.append(reinterpret_cast<const char *>(encoded), llvm::encodeULEB128(v, encoded));
   }
   void sleb(int64_t v) {
-    llvm::raw_string_ostream os(out_);
-    llvm::encodeSLEB128(v, os);
+    uint8_t encoded[10];
+    out_.append(reinterpret_cast<const char *>(encoded), llvm::encodeSLEB128(v, encoded));
   }
   void padTo(uint64_t alignment) {
     while (alignment > 1 && out_.size() % alignment)
