@@ -11,6 +11,10 @@ scenarios:
                  load it
   many-windows   tinyjit --bulk 100000 spread over 256 MiB (256 windows): the
                  first sync at the stop must give LLDB every symbol
+  symtab-delta   a module made at one sync (its symbols in its object's
+                 .symtab) and symbols added to it at the next (a JSON delta):
+                 both kinds resolve by address, by name and as breakpoints,
+                 and the module stays the same one
   refused-region two regions in one window change at one sync and one of them
                  cannot be given to LLDB (a file stands where its directory
                  goes): the other is, the refusal is said once, and the next
@@ -93,6 +97,38 @@ if scenario == "page-multiple":
     print("JSON written: %s bytes" % sorted(os.path.getsize(f) for f in written))
     symbols.append(seed)
     check(symbols, target)
+elif scenario == "symtab-delta":
+    target = debugger.CreateTarget(tinyjit)
+    target.BreakpointCreateByName("jit_probe")
+    process = target.LaunchSimple(["--split-runs", "--phases", "1", "--map",
+                                   os.path.join(work, "tinyjit.map")], None, work)
+    base = process.GetSelectedThread().GetFrameAtIndex(1).GetPC() & ~0xFFFFF
+    map_path = os.path.join(work, "symtab-delta.map")
+    made = [(base + 0x3000 + i * 0x40, 0x40, "made_%d" % i) for i in range(3)]
+    later = [(base + 0x3400 + i * 0x40, 0x40, "later_%d" % i) for i in range(3)]
+    with open(map_path, "w") as out:
+        for symbol in made:
+            out.write("%x %x %s\n" % symbol)
+    print(run("jit-sync --map " + map_path).split(",")[0])
+    module = target.ResolveLoadAddress(made[0][0]).GetModule()
+    uuid = module.GetUUIDString()
+    with open(map_path, "a") as out:
+        for symbol in later:
+            out.write("%x %x %s\n" % symbol)
+    print(run("jit-sync --map " + map_path).split(",")[0])
+    print("same module after the delta:",
+          target.ResolveLoadAddress(later[0][0]).GetModule().GetUUIDString() == uuid)
+    check(made + later, target)
+    for address, size, name in (made[1], later[1]):
+        found = target.FindSymbols(name)
+        addresses = [found.GetContextAtIndex(i).GetSymbol().GetStartAddress().GetLoadAddress(target)
+                     for i in range(found.GetSize())]
+        breakpoint = target.BreakpointCreateByName(name)
+        locations = [breakpoint.GetLocationAtIndex(i).GetLoadAddress()
+                     for i in range(breakpoint.GetNumLocations())]
+        print("%s: by name %s, breakpoint at %s" % (
+            name, "found at its address" if addresses == [address] else addresses,
+            "its address" if locations == [address] else locations))
 elif scenario == "refused-region":
     target = debugger.CreateTarget(tinyjit)
     target.BreakpointCreateByName("jit_probe")
