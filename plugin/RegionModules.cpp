@@ -66,6 +66,21 @@ uint64_t RegionModules::symbolCount() const {
   return total;
 }
 
+namespace {
+
+// Whether a breakpoint of `target` has a location in `module`.
+bool hasBreakpointLocation(lldb::SBTarget &target, const lldb::SBModule &module) {
+  for (uint32_t b = 0; b < target.GetNumBreakpoints(); ++b) {
+    lldb::SBBreakpoint breakpoint = target.GetBreakpointAtIndex(b);
+    for (size_t l = 0; l < breakpoint.GetNumLocations(); ++l)
+      if (breakpoint.GetLocationAtIndex(l).GetAddress().GetModule() == module)
+        return true;
+  }
+  return false;
+}
+
+} // namespace
+
 void RegionModules::discard(lldb::SBTarget &target, RegionModule &region) {
   if (region.module.IsValid()) {
     target.ClearModuleLoadAddress(region.module);
@@ -163,8 +178,11 @@ llvm::Error RegionModules::create(lldb::SBDebugger &debugger, lldb::SBTarget &ta
   std::vector<LldbSymbol> symbols = lldbSymbolsOf(table, planned.symbols, isData);
   region.framePointerCode = framePointerCodeOf(planned.section, planned.symbols, isData, entries);
   const bool ownLines = !debugSections.empty();
-  if (previous && previous->module.IsValid())
-    target.ClearModuleLoadAddress(previous->module); // its traps go first
+  // Its traps go first, where a breakpoint has a location in it; without
+  // one, unloading it apart only costs time (V8 reuses freed code's
+  // addresses, so a busy Node remakes modules at most stops).
+  if (previous && previous->module.IsValid() && hasBreakpointLocation(target, previous->module))
+    target.ClearModuleLoadAddress(previous->module);
   if (llvm::Error err = writeFileAtomically(
           objectPath, buildUnwindObject(planned.section, region.uuid, std::move(symbols),
                                         std::move(debugSections), region.framePointerCode))) {
