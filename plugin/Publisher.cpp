@@ -20,12 +20,6 @@ std::string describeRegion(const AddressRange &section) {
   return text;
 }
 
-uint64_t windowStart(uint64_t window) { return window << kWindowShift; }
-uint64_t windowEnd(uint64_t window) {
-  const uint64_t start = windowStart(window);
-  return start > UINT64_MAX - kWindowSize ? UINT64_MAX : start + kWindowSize;
-}
-
 } // namespace
 
 std::vector<AddressRange> claimedByOtherModules(lldb::SBTarget &target,
@@ -57,33 +51,38 @@ PublishReport Publisher::publish(lldb::SBDebugger &debugger, lldb::SBTarget &tar
   RegionPlanner planner(in.table, space, claimedByOtherModules(target, modules));
   auto isData = [&](const Symbol &symbol) { return planner.isData(symbol); };
 
-  // Windows to plan again, and modules that must be made anew even if their
-  // section stays: those holding a removed symbol, and all of a window an
-  // earlier publish did not finish (what it missed is not in `changes`).
-  std::set<uint64_t> replan = std::exchange(leftBehind_, {});
+  // Windows to plan again (by their start: windowOf), and modules that must
+  // be made anew even if their section stays: those holding a removed
+  // symbol, and all of a window an earlier publish did not finish (what it
+  // missed is not in `changes`; the window may have split or grown since).
+  auto windowKey = [&](uint64_t address) { return planner.windowOf(address).start; };
+  std::set<uint64_t> replan;
   std::set<uint64_t> stale;
-  for (uint64_t window : replan)
-    for (uint64_t key : modules.keysIn(windowStart(window), windowEnd(window)))
+  for (uint64_t address : std::exchange(leftBehind_, {})) {
+    const AddressRange window = planner.windowOf(address);
+    replan.insert(window.start);
+    for (uint64_t key : modules.keysIn(window.start, window.end))
       stale.insert(key);
+  }
   // Memory that became executable (a JIT that writes code into pages it makes
   // executable after): its region's data symbols may be code now.
   const uint64_t digest = planner.executableDigest();
   if (digest != executableDigest_)
     for (uint64_t key : modules.keysWithData()) {
       stale.insert(key);
-      replan.insert(windowIndexOf(key));
+      replan.insert(windowKey(key));
     }
   executableDigest_ = digest;
   for (uint64_t address : std::exchange(remake_, {}))
     for (uint64_t key : modules.keysOverlapping(address, address + 1)) {
       stale.insert(key);
-      replan.insert(windowIndexOf(key));
+      replan.insert(windowKey(key));
     }
   for (const RemovedRange &range : changes.removed) {
     ++report.removed;
     for (uint64_t key : modules.keysOverlapping(range.address, range.end)) {
       stale.insert(key);
-      replan.insert(windowIndexOf(key));
+      replan.insert(windowKey(key));
     }
   }
   // New symbols by region. One whose region has no module yet, or a module
@@ -99,11 +98,32 @@ PublishReport Publisher::publish(lldb::SBDebugger &debugger, lldb::SBTarget &tar
     added[section->start].push_back(symbol);
     const RegionModule *module = modules.find(section->start);
     if (!module || module->section != *section || stale.count(section->start))
-      replan.insert(windowIndexOf(symbol->address));
+      replan.insert(windowKey(symbol->address));
     // A region that grows past its window's end moves where the next starts.
-    for (uint64_t w = windowIndexOf(symbol->address) + 1;
-         w <= windowIndexOf(section->end - 1); ++w)
-      replan.insert(w);
+    for (AddressRange w = planner.windowOf(symbol->address);
+         w.end < section->end && w.end > w.start;) {
+      w = planner.windowOf(w.end);
+      replan.insert(w.start);
+    }
+  }
+  // A module whose section the planner no longer gives (its window split or
+  // joined others since) overlaps windows other than its own: all of them are
+  // planned again, so that none keeps a module over another's code.
+  for (std::vector<uint64_t> todo(replan.begin(), replan.end()); !todo.empty();) {
+    const AddressRange window = planner.windowOf(todo.back());
+    todo.pop_back();
+    for (uint64_t key : modules.keysOverlapping(window.start, window.end)) {
+      const RegionModule *module = modules.find(key);
+      if (!module || planner.sectionOf(key) == module->section)
+        continue;
+      for (AddressRange w = planner.windowOf(module->section.start);;
+           w = planner.windowOf(w.end)) {
+        if (replan.insert(w.start).second)
+          todo.push_back(w.start);
+        if (w.end >= module->section.end || w.end <= w.start)
+          break;
+      }
+    }
   }
 
   // New code whose unwind rule its module's object does not give (FramePointer.h):
@@ -128,19 +148,21 @@ PublishReport Publisher::publish(lldb::SBDebugger &debugger, lldb::SBTarget &tar
   for (const auto &[key, symbols] : added)
     if (!stale.count(key) && !modules.frameRulesHold(key, symbols, isData, probe)) {
       stale.insert(key);
-      replan.insert(windowIndexOf(key));
+      replan.insert(windowKey(key));
     }
   {
     std::vector<const Symbol *> remade; // all the code of the windows made anew
-    for (uint64_t window : replan)
-      in.table.forEachInRange(windowStart(window), windowEnd(window),
+    for (uint64_t start : replan) {
+      const AddressRange window = planner.windowOf(start);
+      in.table.forEachInRange(window.start, window.end,
                               [&](const Symbol &symbol) { remade.push_back(&symbol); });
+    }
     prefetchCode(remade);
   }
 
   std::set<uint64_t> windows = replan;
   for (const auto &entry : added)
-    windows.insert(windowIndexOf(entry.first));
+    windows.insert(windowKey(entry.first));
   const std::string step = "giving LLDB the JIT symbols of " + in.origin;
   bool halted = false;
   // Gives LLDB one region's new symbols (a delta or a new module) and then
@@ -228,13 +250,14 @@ PublishReport Publisher::publish(lldb::SBDebugger &debugger, lldb::SBTarget &tar
       break;
     }
     progress.update(step, report.published, report.added, "symbols");
-    const uint64_t begin = windowStart(window), end = windowEnd(window);
+    const AddressRange bounds = planner.windowOf(window);
+    const uint64_t begin = bounds.start, end = bounds.end;
     if (!replan.count(window)) {
       for (auto a = added.lower_bound(begin); a != added.end() && a->first < end && !halted; ++a)
         halted = !publishRegion(window, a->first, nullptr);
     } else {
       std::set<uint64_t> kept;
-      for (const PlannedRegion &region : planner.planWindow(window)) {
+      for (const PlannedRegion &region : planner.planWindow(bounds)) {
         const uint64_t key = region.section.start;
         kept.insert(key);
         const RegionModule *module = modules.find(key);
@@ -243,9 +266,10 @@ PublishReport Publisher::publish(lldb::SBDebugger &debugger, lldb::SBTarget &tar
           halted = true;
           break;
         }
-        for (uint64_t w = window + 1; w <= windowIndexOf(region.section.end - 1); ++w) {
-          replan.insert(w);
-          windows.insert(w); // later in the set: this loop reaches it
+        for (AddressRange w = bounds; w.end < region.section.end && w.end > w.start;) {
+          w = planner.windowOf(w.end);
+          replan.insert(w.start);
+          windows.insert(w.start); // later in the set: this loop reaches it
         }
       }
       if (!halted)

@@ -72,7 +72,8 @@ public:
   }
 
 private:
-  // Windows to plan again at the next publish (interrupted or refused).
+  // Windows to plan again at the next publish (interrupted or refused), by
+  // an address in them: windows may split or join between publishes.
   std::set<uint64_t> leftBehind_;
   std::set<uint64_t> remake_; // addresses whose modules are made anew
   // The refusal last said for each region, so it is said once.

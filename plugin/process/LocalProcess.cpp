@@ -85,28 +85,42 @@ public:
     std::vector<std::string> out(pieces.size());
     std::vector<size_t> throughLLDB; // pieces read again through LLDB
     const pid_t pid = static_cast<pid_t>(process.GetProcessID());
-    constexpr size_t kPerCall = 1024; // IOV_MAX
-    for (size_t first = 0; first < pieces.size(); first += kPerCall) {
-      const size_t count = std::min(kPerCall, pieces.size() - first);
+    // Close pieces are read as one run (dense code: a run per 64 KiB), the
+    // runs 1024 (IOV_MAX) to a call.
+    const std::vector<PieceRun> runs = runsOfPieces(pieces);
+    constexpr size_t kPerCall = 1024;
+    for (size_t first = 0; first < runs.size(); first += kPerCall) {
+      const size_t count = std::min(kPerCall, runs.size() - first);
+      std::vector<std::string> bytes(count);
       std::vector<iovec> local(count), remote(count);
       size_t wanted = 0;
       for (size_t i = 0; i < count; ++i) {
-        const AddressRange &piece = pieces[first + i];
-        out[first + i].resize(piece.end - piece.start);
-        local[i] = {out[first + i].data(), out[first + i].size()};
-        remote[i] = {reinterpret_cast<void *>(piece.start), out[first + i].size()};
-        wanted += out[first + i].size();
+        const AddressRange &range = runs[first + i].range;
+        bytes[i].resize(range.end - range.start);
+        local[i] = {bytes[i].data(), bytes[i].size()};
+        remote[i] = {reinterpret_cast<void *>(range.start), bytes[i].size()};
+        wanted += bytes[i].size();
       }
       const ssize_t got = ::process_vm_readv(pid, local.data(), count, remote.data(), count, 0);
-      if (got == static_cast<ssize_t>(wanted))
-        continue;
-      // Refused (ptrace rules) or stopped at unreadable memory: the pieces
-      // not read whole go through LLDB, which reads what can be read.
-      size_t whole = 0, done = got > 0 ? static_cast<size_t>(got) : 0;
-      while (whole < count && done >= out[first + whole].size())
-        done -= out[first + whole++].size();
-      for (size_t i = whole; i < count; ++i)
-        throughLLDB.push_back(first + i);
+      // Refused (ptrace rules) or stopped at unreadable memory: the runs not
+      // read whole go through LLDB, which reads what can be read.
+      size_t whole = count, done = got > 0 ? static_cast<size_t>(got) : 0;
+      if (got != static_cast<ssize_t>(wanted)) {
+        whole = 0;
+        while (whole < count && done >= bytes[whole].size())
+          done -= bytes[whole++].size();
+      }
+      for (size_t i = 0; i < count; ++i) {
+        const PieceRun &run = runs[first + i];
+        for (size_t p = run.first; p <= run.last; ++p) {
+          if (i >= whole) {
+            throughLLDB.push_back(p);
+            continue;
+          }
+          const uint64_t offset = pieces[p].start - run.range.start;
+          out[p] = bytes[i].substr(offset, pieces[p].end - pieces[p].start);
+        }
+      }
     }
     // LLDB's breakpoint traps are in the process's memory: where a location
     // lies in a piece, the piece is read through LLDB, which takes them out.
@@ -136,6 +150,7 @@ public:
       out[throughLLDB[k]] = std::move(reread[k]);
     return out;
   }
+
   std::optional<PendingWrite> pendingWrite(lldb::SBProcess &process, lldb::SBThread &thread,
                                            const std::optional<std::string> &mapPath,
                                            const std::optional<std::string> &dumpPath) override {

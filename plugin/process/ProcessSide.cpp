@@ -82,30 +82,37 @@ std::string readUpTo(lldb::SBProcess &process, uint64_t address, uint64_t length
 
 } // namespace
 
+std::vector<PieceRun> runsOfPieces(const std::vector<AddressRange> &pieces) {
+  std::vector<PieceRun> runs;
+  for (size_t i = 0; i < pieces.size(); ++i) {
+    if (!runs.empty()) {
+      PieceRun &run = runs.back();
+      const uint64_t end = std::max(run.range.end, pieces[i].end);
+      if (pieces[i].start >= run.range.start && pieces[i].start < run.range.end + kMergeGap &&
+          end - run.range.start <= kLongestRun) {
+        run.range.end = end;
+        run.last = i;
+        continue;
+      }
+    }
+    runs.push_back({pieces[i], i, i});
+  }
+  return runs;
+}
+
 std::vector<std::string> readPiecesThroughLLDB(lldb::SBProcess &process,
                                                const std::vector<AddressRange> &pieces) {
   std::vector<std::string> out(pieces.size());
   if (!process.IsValid())
     return out;
-  for (size_t first = 0; first < pieces.size();) {
-    // A run of close pieces, read at once.
-    size_t last = first;
-    uint64_t end = pieces[first].end;
-    while (last + 1 < pieces.size() && pieces[last + 1].start >= pieces[first].start &&
-           pieces[last + 1].start < end + kMergeGap &&
-           std::max(end, pieces[last + 1].end) - pieces[first].start <= kLongestRun) {
-      ++last;
-      end = std::max(end, pieces[last].end);
+  for (const PieceRun &run : runsOfPieces(pieces)) {
+    const std::string bytes = readUpTo(process, run.range.start, run.range.end - run.range.start);
+    for (size_t i = run.first; i <= run.last; ++i) {
+      const uint64_t offset = pieces[i].start - run.range.start;
+      if (offset < bytes.size())
+        out[i] = bytes.substr(offset, std::min<uint64_t>(pieces[i].end - pieces[i].start,
+                                                         bytes.size() - offset));
     }
-    const uint64_t start = pieces[first].start;
-    const std::string run = readUpTo(process, start, end - start);
-    for (size_t i = first; i <= last; ++i) {
-      const uint64_t offset = pieces[i].start - start;
-      if (offset < run.size())
-        out[i] = run.substr(offset, std::min<uint64_t>(pieces[i].end - pieces[i].start,
-                                                       run.size() - offset));
-    }
-    first = last + 1;
   }
   return out;
 }

@@ -56,10 +56,11 @@ TEST(RegionPlanner, TwoRunsInOneWindowAreTwoRegions) {
   ASSERT_EQ(regions[0].symbols.size(), 1u);
   ASSERT_EQ(regions[1].symbols.size(), 1u);
   EXPECT_EQ(table.name(*regions[1].symbols[0]), "second");
-  EXPECT_EQ(regions[0].window(), regions[1].window());
+  EXPECT_EQ(planner.windowOf(regions[0].section.start),
+            planner.windowOf(regions[1].section.start));
   // sectionOf agrees with the plan, symbol by symbol.
   EXPECT_EQ(planner.sectionOf(kBase + 0x3000), regions[1].section);
-  EXPECT_EQ(sections(planner.planWindow(windowIndexOf(kBase))), sections(regions));
+  EXPECT_EQ(sections(planner.planWindow(planner.windowOf(kBase))), sections(regions));
 }
 
 TEST(RegionPlanner, FilePagesBetweenCodeAreNeverCoveredOrNamed) {
@@ -92,23 +93,57 @@ TEST(RegionPlanner, ClaimedRangesAreLikeFiles) {
 }
 
 TEST(RegionPlanner, SymbolStraddlingAWindowEdgeStaysWhole) {
-  const uint64_t edge = kBase + kWindowSize;
+  // Dense code before the edge: the windows there are the smallest.
+  constexpr uint64_t kSmallest = uint64_t(1) << kSmallestWindowShift;
+  const uint64_t edge = kBase + kSmallest;
   SymbolTable table;
+  for (uint64_t i = 0; i < kWindowSymbols; ++i)
+    table.add(kBase + 0x1000 + i * 8, 8, "dense" + std::to_string(i));
   table.add(edge - 0x100, 0x300, "straddler"); // ends 0x200 into the next window
   table.add(edge + 0x400, 0x40, "next");
-  JitAddressSpace space = JitAddressSpace::fromMemoryMap({anon(kBase, kBase + 4 * kWindowSize)});
+  JitAddressSpace space = JitAddressSpace::fromMemoryMap({anon(kBase, kBase + 64 * kSmallest)});
   RegionPlanner planner(table, space);
+  EXPECT_EQ(planner.windowOf(edge), (AddressRange{edge, edge + kSmallest}));
   std::vector<PlannedRegion> regions = planner.plan();
   ASSERT_EQ(regions.size(), 2u);
   EXPECT_EQ(regions[0].section, (AddressRange{kBase, edge + 0x200}));
-  EXPECT_EQ(regions[1].section, (AddressRange{edge + 0x200, edge + kWindowSize}));
-  EXPECT_EQ(table.name(*regions[0].symbols[0]), "straddler");
+  EXPECT_EQ(regions[1].section, (AddressRange{edge + 0x200, edge + kSmallest}));
+  EXPECT_EQ(table.name(*regions[0].symbols.back()), "straddler");
   // Sections never overlap, and the straddler's last byte has a region.
   EXPECT_LE(regions[0].section.end, regions[1].section.start);
   EXPECT_TRUE(regions[0].section.contains(edge + 0x1ff));
   // Planning the next window alone gives the same region.
-  EXPECT_EQ(sections(planner.planWindow(windowIndexOf(edge))),
+  EXPECT_EQ(sections(planner.planWindow(planner.windowOf(edge))),
             std::vector<AddressRange>{regions[1].section});
+}
+
+TEST(RegionPlanner, WindowsAreSizedByTheSymbolsTheyHold) {
+  // Sparse code: 1000 functions over 250 MiB of one run are one region (one
+  // module costs LLDB far less than 250).
+  constexpr uint64_t kRun = uint64_t(256) << 20;
+  SymbolTable table;
+  for (uint64_t i = 0; i < 1000; ++i)
+    table.add(kBase + i * (kRun / 1024), 0x40, "sparse" + std::to_string(i));
+  JitAddressSpace space = JitAddressSpace::fromMemoryMap({anon(kBase, kBase + kRun)});
+  EXPECT_EQ(RegionPlanner(table, space).plan().size(), 1u);
+  // Dense code in its first MiB: windows split until none holds more than
+  // kWindowSymbols, and the sparse rest stays in few windows.
+  for (uint64_t i = 0; i < 3 * kWindowSymbols; ++i)
+    table.add(kBase + 0x1000 + i * 64, 0x40, "dense" + std::to_string(i));
+  RegionPlanner planner(table, space);
+  std::vector<PlannedRegion> regions = planner.plan();
+  constexpr uint64_t kSmallest = uint64_t(1) << kSmallestWindowShift;
+  for (const PlannedRegion &region : regions) {
+    const AddressRange window = planner.windowOf(region.section.start);
+    EXPECT_TRUE(region.symbols.size() <= kWindowSymbols || window.end - window.start == kSmallest);
+  }
+  EXPECT_LT(regions.size(), 20u);
+  EXPECT_EQ(planner.windowOf(kBase + 0x1000).end - planner.windowOf(kBase + 0x1000).start,
+            kSmallest);
+  // Without a memory map no window is larger than 1 MiB.
+  RegionPlanner unmapped(table, JitAddressSpace::unrestricted());
+  const AddressRange far = unmapped.windowOf(kBase + (kRun / 2));
+  EXPECT_EQ(far.end - far.start, uint64_t(1) << kUnmappedWindowShift);
 }
 
 TEST(RegionPlanner, ARegionThatShrinksGetsTheSmallerSection) {
@@ -126,6 +161,7 @@ TEST(RegionPlanner, WithoutAMemoryMapSectionsCoverTheSymbolsPages) {
   SymbolTable table;
   table.add(kBase + 0x1010, 0x20, "a");
   table.add(kBase + 0x2ff0, 0x20, "b"); // ends in the page after
+  constexpr uint64_t kWindowSize = uint64_t(1) << kUnmappedWindowShift;
   table.add(kBase + 3 * kWindowSize + 0x10, 0x10, "far");
   RegionPlanner planner(table, JitAddressSpace::unrestricted());
   std::vector<PlannedRegion> regions = planner.plan();
@@ -152,7 +188,7 @@ TEST(RegionPlanner, TheSameInputGivesTheSamePlan) {
   std::vector<PlannedRegion> a = RegionPlanner(one, space).plan();
   std::vector<PlannedRegion> b = RegionPlanner(two, space).plan();
   ASSERT_EQ(sections(a), sections(b));
-  EXPECT_EQ(a.size(), 4u); // two windows per run
+  EXPECT_EQ(a.size(), 2u); // one window (5000 symbols), cut by the runs
   for (size_t i = 0; i < a.size(); ++i) {
     EXPECT_EQ(a[i].symbols.size(), b[i].symbols.size());
     EXPECT_EQ(regionUuid(one, a[i], "salt"), regionUuid(two, b[i], "salt"));

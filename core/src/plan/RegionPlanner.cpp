@@ -31,15 +31,32 @@ std::optional<AddressRange> RegionPlanner::sectionOf(uint64_t address) const {
   return last_;
 }
 
+AddressRange RegionPlanner::windowOf(uint64_t address) const {
+  // Asked for symbol after symbol, in address order: mostly the last one.
+  if (lastWindow_ && lastWindow_->contains(address))
+    return *lastWindow_;
+  lastWindow_ = computeWindowOf(address);
+  return *lastWindow_;
+}
+
+AddressRange RegionPlanner::computeWindowOf(uint64_t address) const {
+  unsigned shift = space_.hasMemoryMap() ? kLargestWindowShift : kUnmappedWindowShift;
+  for (;; shift -= kWindowSplitShift) {
+    const uint64_t size = uint64_t(1) << shift;
+    const uint64_t start = address & ~(size - 1);
+    const uint64_t end = start > UINT64_MAX - size ? UINT64_MAX : start + size;
+    if (shift <= kSmallestWindowShift || table_.startingIn(start, end).size() <= kWindowSymbols)
+      return {start, end};
+  }
+}
+
 std::optional<AddressRange> RegionPlanner::computeSectionOf(uint64_t address) const {
   std::optional<AddressRange> run = space_.runContaining(address);
   if (!run)
     return std::nullopt;
-  const uint64_t windowStart = windowIndexOf(address) << kWindowShift;
-  const uint64_t windowEnd =
-      windowStart > UINT64_MAX - kWindowSize ? UINT64_MAX : windowStart + kWindowSize;
-  uint64_t lo = std::max(windowStart, run->start);
-  uint64_t hi = std::min(windowEnd, run->end);
+  const AddressRange window = windowOf(address);
+  uint64_t lo = std::max(window.start, run->start);
+  uint64_t hi = std::min(window.end, run->end);
   // A symbol of an earlier window of this run that reaches into this one
   // keeps its bytes in its own region: this one starts after it.
   if (const Symbol *before = table_.findByAddress(lo);
@@ -80,10 +97,9 @@ std::vector<PlannedRegion> RegionPlanner::planRange(uint64_t begin, uint64_t end
   return regions;
 }
 
-std::vector<PlannedRegion> RegionPlanner::planWindow(uint64_t window, uint64_t *leftOut) const {
-  const uint64_t start = window << kWindowShift;
-  const uint64_t end = start > UINT64_MAX - kWindowSize ? UINT64_MAX : start + kWindowSize;
-  return planRange(start, end, leftOut);
+std::vector<PlannedRegion> RegionPlanner::planWindow(const AddressRange &window,
+                                                     uint64_t *leftOut) const {
+  return planRange(window.start, window.end, leftOut);
 }
 
 std::vector<PlannedRegion> RegionPlanner::plan(uint64_t *leftOut) const {

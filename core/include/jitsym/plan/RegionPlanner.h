@@ -8,6 +8,17 @@
 // rebuild cheaply and fixed enough that its identity is stable. Why runs: a
 // section must never cover memory that a file-backed module (or any other
 // module LLDB has) names, so a window is cut where the anonymous memory ends.
+//
+// Why windows sized by their symbols: each module costs LLDB about a
+// millisecond whatever it holds, and a module made anew costs it about a
+// microsecond for each of its symbols (it builds their name index as the
+// module loads). Sparse code wants few, large windows; dense code, where
+// runtimes replace code often, small ones. A window is an aligned block of
+// 256 MiB split in four, again and again down to 64 KiB, while it holds more
+// than kWindowSymbols symbols. Without a memory map none is larger than 1 MiB:
+// nothing then says where JIT memory ends, and a section stays near its
+// symbols. As the table changes a window may split (or join its siblings);
+// its modules are then made anew at the next publish.
 #pragma once
 
 #include <cstdint>
@@ -23,14 +34,15 @@
 
 namespace jitsym {
 
-constexpr unsigned kWindowShift = 20; // 1 MiB windows
-constexpr uint64_t kWindowSize = uint64_t(1) << kWindowShift;
-inline uint64_t windowIndexOf(uint64_t address) { return address >> kWindowShift; }
+constexpr unsigned kLargestWindowShift = 28;  // 256 MiB
+constexpr unsigned kUnmappedWindowShift = 20; // 1 MiB, without a memory map
+constexpr unsigned kSmallestWindowShift = 20; // 1 MiB
+constexpr unsigned kWindowSplitShift = 2;     // a window splits in four
+constexpr size_t kWindowSymbols = 16384;
 
 struct PlannedRegion {
   AddressRange section;
   std::vector<const Symbol *> symbols; // in address order
-  uint64_t window() const { return windowIndexOf(section.start); }
 };
 
 class RegionPlanner {
@@ -49,10 +61,14 @@ public:
   // section covers only the pages the window's symbols span.
   std::optional<AddressRange> sectionOf(uint64_t address) const;
 
+  // The window `address` is in, as the table is now.
+  AddressRange windowOf(uint64_t address) const;
+
   // Every region of the table; `leftOut` counts the symbols of none.
   std::vector<PlannedRegion> plan(uint64_t *leftOut = nullptr) const;
-  // The regions of the symbols that start in window `window`.
-  std::vector<PlannedRegion> planWindow(uint64_t window, uint64_t *leftOut = nullptr) const;
+  // The regions of the symbols that start in `window` (as windowOf gives it).
+  std::vector<PlannedRegion> planWindow(const AddressRange &window,
+                                        uint64_t *leftOut = nullptr) const;
   // The regions of the symbols that start in [begin, end).
   std::vector<PlannedRegion> planRange(uint64_t begin, uint64_t end,
                                        uint64_t *leftOut = nullptr) const;
@@ -67,12 +83,14 @@ public:
 
 private:
   std::optional<AddressRange> computeSectionOf(uint64_t address) const;
+  AddressRange computeWindowOf(uint64_t address) const;
 
   const SymbolTable &table_;
   JitAddressSpace space_;
   // The last section found: every symbol that starts in it is in that region
   // (the table does not change while a planner lives).
   mutable std::optional<AddressRange> last_;
+  mutable std::optional<AddressRange> lastWindow_; // what windowOf gave last
 };
 
 // The same symbols in the same sections with the same `salt` give the same UUID
