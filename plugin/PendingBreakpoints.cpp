@@ -118,4 +118,18 @@ std::vector<uint64_t> PendingBreakpoints::locationsIn(uint64_t begin, uint64_t e
   return {first, last};
 }
 
+std::vector<uint64_t> breakpointLocationAddresses(lldb::SBTarget &target) {
+  std::vector<uint64_t> addresses;
+  for (uint32_t b = 0; b < target.GetNumBreakpoints(); ++b) {
+    lldb::SBBreakpoint breakpoint = target.GetBreakpointAtIndex(b);
+    for (size_t l = 0; l < breakpoint.GetNumLocations(); ++l) {
+      lldb::SBBreakpointLocation location = breakpoint.GetLocationAtIndex(l);
+      if (location.IsValid() && location.IsResolved())
+        addresses.push_back(location.GetLoadAddress());
+    }
+  }
+  std::sort(addresses.begin(), addresses.end());
+  return addresses;
+}
+
 } // namespace jitsym::plugin

@@ -55,4 +55,8 @@ private:
   size_t waiting_ = 0;              // breakpoints with no location
 };
 
+// The load addresses of all resolved locations of the target's breakpoints
+// (where LLDB may have put a trap in memory), ascending.
+std::vector<uint64_t> breakpointLocationAddresses(lldb::SBTarget &target);
+
 } // namespace jitsym::plugin

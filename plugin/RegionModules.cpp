@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <optional>
 
+#include "PendingBreakpoints.h"
 #include "jitsym/objects/LldbCommand.h"
 #include "jitsym/objects/LldbSymbols.h"
 #include "jitsym/files/PrivateDir.h"
@@ -65,21 +66,6 @@ uint64_t RegionModules::symbolCount() const {
     total += entry.second.symbols;
   return total;
 }
-
-namespace {
-
-// Whether a breakpoint of `target` has a location in `module`.
-bool hasBreakpointLocation(lldb::SBTarget &target, const lldb::SBModule &module) {
-  for (uint32_t b = 0; b < target.GetNumBreakpoints(); ++b) {
-    lldb::SBBreakpoint breakpoint = target.GetBreakpointAtIndex(b);
-    for (size_t l = 0; l < breakpoint.GetNumLocations(); ++l)
-      if (breakpoint.GetLocationAtIndex(l).GetAddress().GetModule() == module)
-        return true;
-  }
-  return false;
-}
-
-} // namespace
 
 void RegionModules::discard(lldb::SBTarget &target, RegionModule &region) {
   if (region.module.IsValid()) {
@@ -181,8 +167,12 @@ llvm::Error RegionModules::create(lldb::SBDebugger &debugger, lldb::SBTarget &ta
   // Its traps go first, where a breakpoint has a location in it; without
   // one, unloading it apart only costs time (V8 reuses freed code's
   // addresses, so a busy Node remakes modules at most stops).
-  if (previous && previous->module.IsValid() && hasBreakpointLocation(target, previous->module))
-    target.ClearModuleLoadAddress(previous->module);
+  if (previous && previous->module.IsValid()) {
+    const std::vector<uint64_t> traps = breakpointLocationAddresses(target);
+    auto trap = std::lower_bound(traps.begin(), traps.end(), previous->section.start);
+    if (trap != traps.end() && *trap < previous->section.end)
+      target.ClearModuleLoadAddress(previous->module);
+  }
   if (llvm::Error err = writeFileAtomically(
           objectPath, buildUnwindObject(planned.section, region.uuid, std::move(symbols),
                                         std::move(debugSections), region.framePointerCode))) {

@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "CompileWatch.h"
+#include "PendingBreakpoints.h"
 #include "process/StdioBuffer.h"
 
 namespace jitsym::plugin {
@@ -124,17 +125,8 @@ public:
     }
     // LLDB's breakpoint traps are in the process's memory: where a location
     // lies in a piece, the piece is read through LLDB, which takes them out.
-    std::vector<uint64_t> traps;
     lldb::SBTarget target = process.GetTarget();
-    for (uint32_t b = 0; b < target.GetNumBreakpoints(); ++b) {
-      lldb::SBBreakpoint breakpoint = target.GetBreakpointAtIndex(b);
-      for (size_t l = 0; l < breakpoint.GetNumLocations(); ++l) {
-        lldb::SBBreakpointLocation location = breakpoint.GetLocationAtIndex(l);
-        if (location.IsValid() && location.IsResolved())
-          traps.push_back(location.GetLoadAddress());
-      }
-    }
-    std::sort(traps.begin(), traps.end());
+    const std::vector<uint64_t> traps = breakpointLocationAddresses(target);
     for (size_t i = 0; i < pieces.size(); ++i) {
       auto trap = std::lower_bound(traps.begin(), traps.end(), pieces[i].start);
       if (trap != traps.end() && *trap < pieces[i].end)

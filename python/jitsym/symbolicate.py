@@ -294,8 +294,8 @@ class SymbolicateCommand(ParsedCommand):
 
     def __call__(self, debugger, args, exe_ctx, result):
         parser = self.get_parser()
-        arguments = [args.GetItemAtIndex(i).GetStringValue(4096) for i in range(args.GetSize())] \
-            if isinstance(args, lldb.SBStructuredData) else list(args)
+        # LLDB gives the arguments as an SBStructuredData array of strings.
+        arguments = [args.GetItemAtIndex(i).GetStringValue(4096) for i in range(args.GetSize())]
         sources = parser.maps + parser.jitdumps + ([parser.snapshot] if parser.snapshot else [])
         try:
             if len(arguments) > 1:

@@ -63,14 +63,25 @@ def window_json_size(triple, symbols):
     return len(json.dumps(doc, indent=1)) + 1
 
 
-if scenario == "page-multiple":
+def launch_split_runs():
+    """tinyjit --split-runs stopped at its first probe: its target, process, and
+    the aligned 1 MiB block its first run starts (the second run is at +0x2000)."""
     target = debugger.CreateTarget(tinyjit)
     target.BreakpointCreateByName("jit_probe")
     process = target.LaunchSimple(["--split-runs", "--phases", "1", "--map",
                                    os.path.join(work, "tinyjit.map")], None, work)
-    # The region is one aligned window; its second run starts at +0x2000.
-    leaf = process.GetSelectedThread().GetFrameAtIndex(1).GetPC()
-    base = leaf & ~0xFFFFF
+    base = process.GetSelectedThread().GetFrameAtIndex(1).GetPC() & ~0xFFFFF
+    return target, process, base
+
+
+def write_map(path, symbols, mode="w"):
+    with open(path, mode) as out:
+        for address, size, name in symbols:
+            out.write("%x %x %s\n" % (address, size, name))
+
+
+if scenario == "page-multiple":
+    target, process, base = launch_split_runs()
     symbols = [(base + 0x3000 + i * 0x40, 0x40, "fn_%03d" % i) for i in range(150)]
     extra = 16384 - window_json_size(target.GetTriple(), symbols)
     assert 0 < extra < 4000, extra
@@ -80,12 +91,9 @@ if scenario == "page-multiple":
     # .symtab); the 150 symbols appended after it go to LLDB as a JSON delta.
     seed = (base + 0x2f80, 0x40, "seed")
     map_path = os.path.join(work, "page-multiple.map")
-    with open(map_path, "w") as out:
-        out.write("%x %x %s\n" % seed)
+    write_map(map_path, [seed])
     run("jit-sync --map " + map_path)
-    with open(map_path, "a") as out:
-        for address, size, name in symbols:
-            out.write("%x %x %s\n" % (address, size, name))
+    write_map(map_path, symbols, "a")
     print(run("jit-sync --map " + map_path).strip())
     # Beside this target's JIT modules (other sessions share JITSYM_DIR).
     process_dirs = {os.path.dirname(m.GetFileSpec().GetDirectory())
@@ -98,23 +106,15 @@ if scenario == "page-multiple":
     symbols.append(seed)
     check(symbols, target)
 elif scenario == "symtab-delta":
-    target = debugger.CreateTarget(tinyjit)
-    target.BreakpointCreateByName("jit_probe")
-    process = target.LaunchSimple(["--split-runs", "--phases", "1", "--map",
-                                   os.path.join(work, "tinyjit.map")], None, work)
-    base = process.GetSelectedThread().GetFrameAtIndex(1).GetPC() & ~0xFFFFF
+    target, process, base = launch_split_runs()
     map_path = os.path.join(work, "symtab-delta.map")
     made = [(base + 0x3000 + i * 0x40, 0x40, "made_%d" % i) for i in range(3)]
     later = [(base + 0x3400 + i * 0x40, 0x40, "later_%d" % i) for i in range(3)]
-    with open(map_path, "w") as out:
-        for symbol in made:
-            out.write("%x %x %s\n" % symbol)
+    write_map(map_path, made)
     print(run("jit-sync --map " + map_path).split(",")[0])
     module = target.ResolveLoadAddress(made[0][0]).GetModule()
     uuid = module.GetUUIDString()
-    with open(map_path, "a") as out:
-        for symbol in later:
-            out.write("%x %x %s\n" % symbol)
+    write_map(map_path, later, "a")
     print(run("jit-sync --map " + map_path).split(",")[0])
     print("same module after the delta:",
           target.ResolveLoadAddress(later[0][0]).GetModule().GetUUIDString() == uuid)
@@ -130,28 +130,19 @@ elif scenario == "symtab-delta":
             name, "found at its address" if addresses == [address] else addresses,
             "its address" if locations == [address] else locations))
 elif scenario == "refused-region":
-    target = debugger.CreateTarget(tinyjit)
-    target.BreakpointCreateByName("jit_probe")
-    process = target.LaunchSimple(["--split-runs", "--phases", "1", "--map",
-                                   os.path.join(work, "tinyjit.map")], None, work)
-    base = process.GetSelectedThread().GetFrameAtIndex(1).GetPC() & ~0xFFFFF
+    target, process, base = launch_split_runs()
     map_path = os.path.join(work, "refused.map")
     first_run = [(base + 0x800 + i * 0x40, 0x40, "first_%d" % i) for i in range(3)]
     second_run = [(base + 0x3000 + i * 0x40, 0x40, "second_%d" % i) for i in range(3)]
 
-    def write_map(symbols):
-        with open(map_path, "w") as out:
-            for address, size, name in symbols:
-                out.write("%x %x %s\n" % (address, size, name))
-
-    write_map(first_run[:1])
+    write_map(map_path, first_run[:1])
     print(run("jit-sync --map " + map_path).split(",")[0])
     process_dir = os.path.dirname(next(
         m.GetFileSpec().GetDirectory() for m in target.module_iter()
         if m.GetFileSpec().fullpath.startswith(os.environ["JITSYM_DIR"])))
     blocker = os.path.join(process_dir, "w%x-g0" % (base + 0x2000))
     open(blocker, "w").close()
-    write_map(first_run + second_run)
+    write_map(map_path, first_run + second_run)
     for attempt in range(2):
         print("sync %d:" % attempt)
         for line in run("jit-sync").splitlines():
