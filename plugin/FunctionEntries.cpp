@@ -1,7 +1,8 @@
-// Function entries from process memory, read in batches.
+// Function entries from process memory, read in batches or ahead.
 #include "FunctionEntries.h"
 
 #include <algorithm>
+#include <system_error>
 
 namespace jitsym::plugin {
 namespace {
@@ -14,8 +15,19 @@ AddressRange entryOf(uint64_t start, uint64_t size) {
   return {start, start + want};
 }
 
-bool byRange(const std::pair<AddressRange, FramePointer> &a, const AddressRange &b) {
-  return a.first.start != b.start ? a.first.start < b.start : a.first.end < b.end;
+bool before(const AddressRange &a, const AddressRange &b) {
+  return a.start != b.start ? a.start < b.start : a.end < b.end;
+}
+
+// Sorted, each once.
+std::vector<AddressRange> entriesOf(const std::vector<std::pair<uint64_t, uint64_t>> &functions) {
+  std::vector<AddressRange> pieces;
+  pieces.reserve(functions.size());
+  for (const auto &[start, size] : functions)
+    pieces.push_back(entryOf(start, size));
+  std::sort(pieces.begin(), pieces.end(), before);
+  pieces.erase(std::unique(pieces.begin(), pieces.end()), pieces.end());
+  return pieces;
 }
 
 FramePointer classify(const std::string &bytes) {
@@ -24,24 +36,34 @@ FramePointer classify(const std::string &bytes) {
       llvm::ArrayRef(reinterpret_cast<const uint8_t *>(bytes.data()), bytes.size()));
 }
 
+// Pieces read ahead are handed over this many at a time: small enough that
+// the first region waits little, large enough for process_vm_readv's batches.
+constexpr size_t kAheadChunk = 1024;
+
 } // namespace
 
+FunctionEntries::FunctionEntries(ReadPieces read, ReadPieces direct)
+    : read_(std::move(read)), direct_(std::move(direct)) {}
+
+FunctionEntries::~FunctionEntries() {
+  if (ahead_)
+    ahead_->cancel = true;
+  if (reader_.joinable())
+    reader_.join();
+}
+
+const std::pair<AddressRange, FramePointer> *
+FunctionEntries::knownAt(const AddressRange &entry) const {
+  auto it = std::lower_bound(known_.begin(), known_.end(), entry,
+                             [](const auto &a, const AddressRange &b) { return before(a.first, b); });
+  return it != known_.end() && it->first == entry ? &*it : nullptr;
+}
+
 void FunctionEntries::prefetch(std::vector<std::pair<uint64_t, uint64_t>> functions) {
-  std::vector<AddressRange> pieces;
-  pieces.reserve(functions.size());
-  for (const auto &[start, size] : functions)
-    pieces.push_back(entryOf(start, size));
-  std::sort(pieces.begin(), pieces.end(), [](const AddressRange &a, const AddressRange &b) {
-    return a.start != b.start ? a.start < b.start : a.end < b.end;
-  });
-  pieces.erase(std::unique(pieces.begin(), pieces.end()), pieces.end());
+  std::vector<AddressRange> pieces = entriesOf(functions);
   // Only what is not known yet.
   pieces.erase(std::remove_if(pieces.begin(), pieces.end(),
-                              [&](const AddressRange &piece) {
-                                auto it = std::lower_bound(known_.begin(), known_.end(), piece,
-                                                           byRange);
-                                return it != known_.end() && it->first == piece;
-                              }),
+                              [&](const AddressRange &piece) { return knownAt(piece); }),
                pieces.end());
   if (pieces.empty())
     return;
@@ -50,14 +72,83 @@ void FunctionEntries::prefetch(std::vector<std::pair<uint64_t, uint64_t>> functi
   for (size_t i = 0; i < pieces.size(); ++i)
     known_.emplace_back(pieces[i], classify(i < bytes.size() ? bytes[i] : std::string()));
   std::inplace_merge(known_.begin(), known_.begin() + before, known_.end(),
-                     [](const auto &a, const auto &b) { return byRange(a, b.first); });
+                     [](const auto &a, const auto &b) { return jitsym::plugin::before(a.first, b.first); });
+}
+
+void FunctionEntries::readAhead(std::vector<std::pair<uint64_t, uint64_t>> functions,
+                                std::vector<uint64_t> traps) {
+  if (!direct_ || ahead_) {
+    prefetch(std::move(functions));
+    return;
+  }
+  ahead_ = std::make_unique<Ahead>();
+  try {
+    reader_ = std::thread(readInOrder, std::ref(*ahead_), std::cref(direct_),
+                          std::move(functions), std::move(traps));
+  } catch (const std::system_error &) {
+    // No thread to be had: the entries are read when asked for, one by one.
+    ahead_->finished = true;
+  }
+}
+
+void FunctionEntries::readInOrder(Ahead &ahead, const ReadPieces &direct,
+                                  std::vector<std::pair<uint64_t, uint64_t>> functions,
+                                  std::vector<uint64_t> traps) {
+  // A waiter checks under the mutex: taking it between a change and the
+  // notification means none misses one.
+  auto tell = [&ahead] {
+    { std::lock_guard<std::mutex> lock(ahead.mutex); }
+    ahead.progressed.notify_all();
+  };
+  ahead.pieces = entriesOf(functions);
+  const size_t count = ahead.pieces.size();
+  ahead.found.assign(count, FramePointer::Unknown);
+  ahead.throughLLDB.assign(count, 0);
+  ahead.sorted = true;
+  tell();
+  for (size_t first = 0; first < count && !ahead.cancel; first += kAheadChunk) {
+    const size_t last = std::min(count, first + kAheadChunk);
+    const std::vector<AddressRange> chunk(ahead.pieces.begin() + first,
+                                          ahead.pieces.begin() + last);
+    const std::vector<std::string> bytes = direct(chunk);
+    for (size_t i = first; i < last; ++i) {
+      const size_t k = i - first;
+      if (k >= bytes.size() || bytes[k].empty() || ahead.pieces[i].containsAny(traps))
+        ahead.throughLLDB[i] = 1;
+      else
+        ahead.found[i] = classify(bytes[k]);
+    }
+    ahead.done = last;
+    tell();
+  }
+  ahead.finished = true;
+  tell();
+}
+
+template <class Ready> void FunctionEntries::waitFor(Ready ready) {
+  if (ready() || ahead_->finished)
+    return;
+  std::unique_lock<std::mutex> lock(ahead_->mutex);
+  ahead_->progressed.wait(lock, [&] { return ready() || ahead_->finished; });
 }
 
 FramePointer FunctionEntries::at(uint64_t start, uint64_t size) {
   const AddressRange entry = entryOf(start, size);
-  auto it = std::lower_bound(known_.begin(), known_.end(), entry, byRange);
-  if (it != known_.end() && it->first == entry)
-    return it->second;
+  if (const auto *known = knownAt(entry))
+    return known->second;
+  if (ahead_) {
+    Ahead &ahead = *ahead_;
+    waitFor([&] { return ahead.sorted.load(); });
+    if (ahead.sorted) {
+      auto it = std::lower_bound(ahead.pieces.begin(), ahead.pieces.end(), entry, before);
+      if (it != ahead.pieces.end() && *it == entry) {
+        const size_t i = static_cast<size_t>(it - ahead.pieces.begin());
+        waitFor([&] { return ahead.done.load() > i; });
+        if (ahead.done.load() > i && !ahead.throughLLDB[i])
+          return ahead.found[i];
+      }
+    }
+  }
   const std::vector<std::string> bytes = read_({entry});
   return classify(bytes.empty() ? std::string() : bytes.front());
 }

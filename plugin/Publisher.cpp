@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "FunctionEntries.h"
+#include "PendingBreakpoints.h"
 #include "jitsym/objects/DebugObject.h"
 #include "jitsym/objects/LldbSymbols.h"
 #include "jitsym/plan/RegionPlanner.h"
@@ -127,23 +128,23 @@ PublishReport Publisher::publish(lldb::SBDebugger &debugger, lldb::SBTarget &tar
   }
 
   // New code whose unwind rule its module's object does not give (FramePointer.h):
-  // the region is made anew.
-  // Their entries are read in one batch first, and those of the windows made
-  // anew below (FunctionEntries.h).
-  FunctionEntries entries(in.readPieces);
+  // the region is made anew. The entries of new code in modules that exist
+  // are read in one batch first; those of the windows made anew are read
+  // ahead, while LLDB loads the modules before them (FunctionEntries.h).
+  FunctionEntries entries(in.readPieces, in.directRead);
   const EntryProbe probe = entries.probe();
-  auto prefetchCode = [&](const std::vector<const Symbol *> &symbols) {
-    std::vector<std::pair<uint64_t, uint64_t>> code;
+  auto codeOf = [&](const std::vector<const Symbol *> &symbols,
+                    std::vector<std::pair<uint64_t, uint64_t>> &code) {
     for (const Symbol *symbol : symbols)
       if (!isData(*symbol))
         code.emplace_back(symbol->address, symbol->size);
-    entries.prefetch(std::move(code));
   };
   {
-    std::vector<const Symbol *> all;
+    std::vector<std::pair<uint64_t, uint64_t>> code;
     for (const auto &[key, symbols] : added)
-      all.insert(all.end(), symbols.begin(), symbols.end());
-    prefetchCode(all);
+      if (modules.find(key))
+        codeOf(symbols, code);
+    entries.prefetch(std::move(code));
   }
   for (const auto &[key, symbols] : added)
     if (!stale.count(key) && !modules.frameRulesHold(key, symbols, isData, probe)) {
@@ -157,7 +158,9 @@ PublishReport Publisher::publish(lldb::SBDebugger &debugger, lldb::SBTarget &tar
       in.table.forEachInRange(window.start, window.end,
                               [&](const Symbol &symbol) { remade.push_back(&symbol); });
     }
-    prefetchCode(remade);
+    std::vector<std::pair<uint64_t, uint64_t>> code;
+    codeOf(remade, code);
+    entries.readAhead(std::move(code), breakpointLocationAddresses(target));
   }
 
   std::set<uint64_t> windows = replan;

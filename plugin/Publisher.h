@@ -51,6 +51,7 @@ public:
     LinePlausible plausible;
     std::string origin; // the files the symbols come from, for progress
     FunctionEntries::ReadPieces readPieces; // the process's memory (ProcessSide)
+    FunctionEntries::ReadPieces directRead; // the same without LLDB, or none
   };
 
   PublishReport publish(lldb::SBDebugger &debugger, lldb::SBTarget &target,

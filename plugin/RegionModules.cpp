@@ -168,9 +168,7 @@ llvm::Error RegionModules::create(lldb::SBDebugger &debugger, lldb::SBTarget &ta
   // one, unloading it apart only costs time (V8 reuses freed code's
   // addresses, so a busy Node remakes modules at most stops).
   if (previous && previous->module.IsValid()) {
-    const std::vector<uint64_t> traps = breakpointLocationAddresses(target);
-    auto trap = std::lower_bound(traps.begin(), traps.end(), previous->section.start);
-    if (trap != traps.end() && *trap < previous->section.end)
+    if (previous->section.containsAny(breakpointLocationAddresses(target)))
       target.ClearModuleLoadAddress(previous->module);
   }
   if (llvm::Error err = writeFileAtomically(

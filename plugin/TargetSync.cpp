@@ -297,7 +297,8 @@ llvm::Expected<SyncReport> TargetSync::syncWith(lldb::SBDebugger &debugger,
       return side_ ? side_->readPieces(process, pieces) : readPiecesThroughLLDB(process, pieces);
     };
     const Publisher::Inputs inputs{table_, lines_, unwind_, mappings(), plausible,
-                                   sources_.names(), readPieces};
+                                   sources_.names(), readPieces,
+                                   side_ ? side_->directRead(process) : DirectRead()};
     PublishReport published =
         publisher_.publish(debugger, target_, *modules_, inputs, changes, progress, stop);
     report.added = published.added;

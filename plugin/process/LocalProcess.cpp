@@ -7,7 +7,6 @@
 #include <algorithm>
 
 #include "CompileWatch.h"
-#include "PendingBreakpoints.h"
 #include "process/StdioBuffer.h"
 
 namespace jitsym::plugin {
@@ -81,66 +80,44 @@ public:
 
   bool seesDescriptors() const override { return true; }
 
-  std::vector<std::string> readPieces(lldb::SBProcess &process,
-                                      const std::vector<AddressRange> &pieces) override {
-    std::vector<std::string> out(pieces.size());
-    std::vector<size_t> throughLLDB; // pieces read again through LLDB
+  DirectRead directRead(lldb::SBProcess &process) override {
     const pid_t pid = static_cast<pid_t>(process.GetProcessID());
-    // Close pieces are read as one run (dense code: a run per 64 KiB), the
-    // runs 1024 (IOV_MAX) to a call.
-    const std::vector<PieceRun> runs = runsOfPieces(pieces);
-    constexpr size_t kPerCall = 1024;
-    for (size_t first = 0; first < runs.size(); first += kPerCall) {
-      const size_t count = std::min(kPerCall, runs.size() - first);
-      std::vector<std::string> bytes(count);
-      std::vector<iovec> local(count), remote(count);
-      size_t wanted = 0;
-      for (size_t i = 0; i < count; ++i) {
-        const AddressRange &range = runs[first + i].range;
-        bytes[i].resize(range.end - range.start);
-        local[i] = {bytes[i].data(), bytes[i].size()};
-        remote[i] = {reinterpret_cast<void *>(range.start), bytes[i].size()};
-        wanted += bytes[i].size();
-      }
-      const ssize_t got = ::process_vm_readv(pid, local.data(), count, remote.data(), count, 0);
-      // Refused (ptrace rules) or stopped at unreadable memory: the runs not
-      // read whole go through LLDB, which reads what can be read.
-      size_t whole = count, done = got > 0 ? static_cast<size_t>(got) : 0;
-      if (got != static_cast<ssize_t>(wanted)) {
-        whole = 0;
-        while (whole < count && done >= bytes[whole].size())
-          done -= bytes[whole++].size();
-      }
-      for (size_t i = 0; i < count; ++i) {
-        const PieceRun &run = runs[first + i];
-        for (size_t p = run.first; p <= run.last; ++p) {
-          if (i >= whole) {
-            throughLLDB.push_back(p);
-            continue;
-          }
-          const uint64_t offset = pieces[p].start - run.range.start;
-          out[p] = bytes[i].substr(offset, pieces[p].end - pieces[p].start);
+    return [pid](const std::vector<AddressRange> &pieces) {
+      std::vector<std::string> out(pieces.size());
+      // Close pieces are read as one run (dense code: a run per 64 KiB), the
+      // runs 1024 (IOV_MAX) to a call.
+      const std::vector<PieceRun> runs = runsOfPieces(pieces);
+      constexpr size_t kPerCall = 1024;
+      for (size_t first = 0; first < runs.size(); first += kPerCall) {
+        const size_t count = std::min(kPerCall, runs.size() - first);
+        std::vector<std::string> bytes(count);
+        std::vector<iovec> local(count), remote(count);
+        size_t wanted = 0;
+        for (size_t i = 0; i < count; ++i) {
+          const AddressRange &range = runs[first + i].range;
+          bytes[i].resize(range.end - range.start);
+          local[i] = {bytes[i].data(), bytes[i].size()};
+          remote[i] = {reinterpret_cast<void *>(range.start), bytes[i].size()};
+          wanted += bytes[i].size();
+        }
+        const ssize_t got = ::process_vm_readv(pid, local.data(), count, remote.data(), count, 0);
+        // Refused (ptrace rules) or stopped at unreadable memory: the runs
+        // after the last one read whole stay empty.
+        size_t whole = count, done = got > 0 ? static_cast<size_t>(got) : 0;
+        if (got != static_cast<ssize_t>(wanted)) {
+          whole = 0;
+          while (whole < count && done >= bytes[whole].size())
+            done -= bytes[whole++].size();
+        }
+        for (size_t i = 0; i < whole; ++i) {
+          const PieceRun &run = runs[first + i];
+          for (size_t p = run.first; p <= run.last; ++p)
+            out[p] = bytes[i].substr(pieces[p].start - run.range.start,
+                                     pieces[p].end - pieces[p].start);
         }
       }
-    }
-    // LLDB's breakpoint traps are in the process's memory: where a location
-    // lies in a piece, the piece is read through LLDB, which takes them out.
-    lldb::SBTarget target = process.GetTarget();
-    const std::vector<uint64_t> traps = breakpointLocationAddresses(target);
-    for (size_t i = 0; i < pieces.size(); ++i) {
-      auto trap = std::lower_bound(traps.begin(), traps.end(), pieces[i].start);
-      if (trap != traps.end() && *trap < pieces[i].end)
-        throughLLDB.push_back(i);
-    }
-    std::sort(throughLLDB.begin(), throughLLDB.end());
-    throughLLDB.erase(std::unique(throughLLDB.begin(), throughLLDB.end()), throughLLDB.end());
-    std::vector<AddressRange> again;
-    for (size_t i : throughLLDB)
-      again.push_back(pieces[i]);
-    std::vector<std::string> reread = readPiecesThroughLLDB(process, again);
-    for (size_t k = 0; k < throughLLDB.size(); ++k)
-      out[throughLLDB[k]] = std::move(reread[k]);
-    return out;
+      return out;
+    };
   }
 
   std::optional<PendingWrite> pendingWrite(lldb::SBProcess &process, lldb::SBThread &thread,

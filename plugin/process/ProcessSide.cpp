@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <string>
 
+#include "PendingBreakpoints.h"
+
 namespace jitsym::plugin {
 
 std::string ProcessSide::whereLooked(uint64_t pid) const {
@@ -98,6 +100,30 @@ std::vector<PieceRun> runsOfPieces(const std::vector<AddressRange> &pieces) {
     runs.push_back({pieces[i], i, i});
   }
   return runs;
+}
+
+std::vector<std::string> ProcessSide::readPieces(lldb::SBProcess &process,
+                                                 const std::vector<AddressRange> &pieces) {
+  const DirectRead direct = directRead(process);
+  if (!direct)
+    return readPiecesThroughLLDB(process, pieces);
+  std::vector<std::string> out = direct(pieces);
+  out.resize(pieces.size());
+  // LLDB reads what could not be read so, and the pieces under its traps
+  // (taking them out).
+  lldb::SBTarget target = process.GetTarget();
+  const std::vector<uint64_t> traps = breakpointLocationAddresses(target);
+  std::vector<size_t> again;
+  std::vector<AddressRange> ranges;
+  for (size_t i = 0; i < pieces.size(); ++i)
+    if (out[i].empty() || pieces[i].containsAny(traps)) {
+      again.push_back(i);
+      ranges.push_back(pieces[i]);
+    }
+  std::vector<std::string> reread = readPiecesThroughLLDB(process, ranges);
+  for (size_t k = 0; k < again.size(); ++k)
+    out[again[k]] = std::move(reread[k]);
+  return out;
 }
 
 std::vector<std::string> readPiecesThroughLLDB(lldb::SBProcess &process,
