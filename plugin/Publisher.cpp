@@ -3,6 +3,7 @@
 
 #include <cinttypes>
 #include <cstdio>
+#include <deque>
 #include <utility>
 
 #include "FunctionEntries.h"
@@ -168,71 +169,16 @@ PublishReport Publisher::publish(lldb::SBDebugger &debugger, lldb::SBTarget &tar
     windows.insert(windowKey(entry.first));
   const std::string step = "giving LLDB the JIT symbols of " + in.origin;
   bool halted = false;
-  // Gives LLDB one region's new symbols (a delta or a new module) and then
-  // its debug info; false when the publish must stop (interrupted).
-  auto publishRegion = [&](uint64_t window, uint64_t key, const PlannedRegion *fresh) {
-    static const std::vector<const Symbol *> none;
-    auto found = added.find(key);
-    const std::vector<const Symbol *> &symbols = found == added.end() ? none : found->second;
-    const bool debugInfo = in.lines.functionCount() > 0 || in.unwind.functionCount() > 0;
-    // The region's functions as DWARF wants them, and whether any has lines
-    // or an unwind table.
-    auto debugFunctions = [&](const AddressRange &section, bool &any) {
-      return debugFunctionsIn(in.table, section, in.lines, in.unwind, any, isData);
-    };
-    auto give = [&]() -> llvm::Error {
-      if (fresh) {
-        // A new module carries its lines itself: a file-and-line breakpoint
-        // then resolves in it as LLDB adds it (and moves from a module it
-        // replaces).
-        std::vector<ElfSection> debugSections;
-        bool any = false;
-        std::vector<DebugFunction> functions;
-        if (debugInfo)
-          functions = debugFunctions(fresh->section, any);
-        if (any) {
-          llvm::Expected<std::vector<ElfSection>> built =
-              buildDebugSections(fresh->section, RegionFiles::kObject, functions, in.lines,
-                                 in.unwind, in.plausible);
-          if (!built)
-            return built.takeError();
-          debugSections = std::move(*built);
-        }
-        return modules.create(debugger, target, in.table, *fresh, isData, probe,
-                              std::move(debugSections));
-      }
-      if (symbols.empty())
-        return llvm::Error::success();
-      if (llvm::Error err = modules.append(debugger, target, key, in.table, symbols, isData))
-        return err;
-      const RegionModule *module = modules.find(key);
-      bool any = false;
-      std::vector<DebugFunction> functions;
-      if (module && debugInfo)
-        functions = debugFunctions(module->section, any);
-      if (!any)
-        return llvm::Error::success();
-      // Each symbol file replaces the one before: the lines come again, with
-      // the delta's functions.
-      std::vector<const Symbol *> all;
-      in.table.forEachInRange(module->section.start, module->section.end,
-                              [&](const Symbol &symbol) {
-                                if (symbol.address >= module->section.start)
-                                  all.push_back(&symbol);
-                              });
-      return modules.attachDebugInfo(debugger, target, key, functions, in.lines, in.unwind,
-                                     in.plausible, lldbSymbolsOf(in.table, all, isData));
-    };
-    llvm::Error err = give();
-    const RegionModule *module = modules.find(key);
+  // What follows giving LLDB a region's `count` new symbols, done or refused;
+  // false when the publish must stop (interrupted).
+  auto settle = [&](uint64_t window, uint64_t key, const AddressRange &section, size_t count,
+                    llvm::Error err) {
     if (!err) {
       refused_.erase(key);
-      report.published += symbols.size();
+      report.published += count;
       return true;
     }
     // Made anew at the next publish: a module missing a delta would stay so.
-    const AddressRange section = fresh ? fresh->section : module ? module->section
-                                                                 : AddressRange{key, key};
     modules.remove(target, key);
     leftBehind_.insert(window);
     std::string message = llvm::toString(std::move(err));
@@ -243,6 +189,94 @@ PublishReport Publisher::publish(lldb::SBDebugger &debugger, lldb::SBTarget &tar
       refused_[key] = message;
     }
     return true;
+  };
+  // New modules staged and not added yet (RegionModules::stage), oldest first.
+  struct Staged {
+    uint64_t window;
+    AddressRange section;
+    size_t count;
+    StagedModule module;
+  };
+  std::deque<Staged> staged;
+  ModuleReader reader;
+  // Adds the staged modules but the last `keep`, which LLDB reads meanwhile.
+  auto finishStaged = [&](size_t keep) {
+    while (staged.size() > keep) {
+      Staged next = std::move(staged.front());
+      staged.pop_front();
+      llvm::Error err = modules.finish(target, std::move(next.module), reader);
+      if (!settle(next.window, next.section.start, next.section, next.count, std::move(err)))
+        return false;
+    }
+    return true;
+  };
+  const bool debugInfo = in.lines.functionCount() > 0 || in.unwind.functionCount() > 0;
+  // The functions of a region as DWARF wants them, and whether any has lines
+  // or an unwind table.
+  auto debugFunctions = [&](const AddressRange &section, bool &any) {
+    return debugFunctionsIn(in.table, section, in.lines, in.unwind, any, isData);
+  };
+  // A new module carries its lines itself: a file-and-line breakpoint then
+  // resolves in it as LLDB adds it (and moves from a module it replaces).
+  auto stageModule = [&](const PlannedRegion &fresh) -> llvm::Expected<StagedModule> {
+    std::vector<ElfSection> debugSections;
+    bool any = false;
+    std::vector<DebugFunction> functions;
+    if (debugInfo)
+      functions = debugFunctions(fresh.section, any);
+    if (any) {
+      llvm::Expected<std::vector<ElfSection>> built = buildDebugSections(
+          fresh.section, RegionFiles::kObject, functions, in.lines, in.unwind, in.plausible);
+      if (!built)
+        return built.takeError();
+      debugSections = std::move(*built);
+    }
+    return modules.stage(target, in.table, fresh, isData, probe, std::move(debugSections),
+                         reader);
+  };
+  // A delta for a module LLDB has, then the module's debug info again.
+  auto appendDelta = [&](uint64_t key, const std::vector<const Symbol *> &symbols) -> llvm::Error {
+    if (symbols.empty())
+      return llvm::Error::success();
+    if (llvm::Error err = modules.append(debugger, target, key, in.table, symbols, isData))
+      return err;
+    const RegionModule *module = modules.find(key);
+    bool any = false;
+    std::vector<DebugFunction> functions;
+    if (module && debugInfo)
+      functions = debugFunctions(module->section, any);
+    if (!any)
+      return llvm::Error::success();
+    // Each symbol file replaces the one before: the lines come again, with
+    // the delta's functions.
+    std::vector<const Symbol *> all;
+    in.table.forEachInRange(module->section.start, module->section.end,
+                            [&](const Symbol &symbol) {
+                              if (symbol.address >= module->section.start)
+                                all.push_back(&symbol);
+                            });
+    return modules.attachDebugInfo(debugger, target, key, functions, in.lines, in.unwind,
+                                   in.plausible, lldbSymbolsOf(in.table, all, isData));
+  };
+  // Gives LLDB one region's new symbols: a new module (staged, added once
+  // the next one is staged) or a delta; false when the publish must stop.
+  auto publishRegion = [&](uint64_t window, uint64_t key, const PlannedRegion *fresh) {
+    static const std::vector<const Symbol *> none;
+    auto found = added.find(key);
+    const std::vector<const Symbol *> &symbols = found == added.end() ? none : found->second;
+    if (fresh) {
+      llvm::Expected<StagedModule> module = stageModule(*fresh);
+      if (!module)
+        return settle(window, key, fresh->section, symbols.size(), module.takeError());
+      staged.push_back({window, fresh->section, symbols.size(), std::move(*module)});
+      // The one before is added while LLDB reads this one (ModuleReader.h);
+      // one more queued evens out modules of different sizes.
+      return finishStaged(2);
+    }
+    llvm::Error err = appendDelta(key, symbols);
+    const RegionModule *module = modules.find(key);
+    return settle(window, key, module ? module->section : AddressRange{key, key}, symbols.size(),
+                  std::move(err));
   };
 
   for (auto it = windows.begin(); it != windows.end() && !halted; ++it) {
@@ -282,6 +316,12 @@ PublishReport Publisher::publish(lldb::SBDebugger &debugger, lldb::SBTarget &tar
     }
     if (halted)
       leftBehind_.insert(it, windows.end());
+  }
+  if (!halted)
+    halted = !finishStaged(0);
+  for (Staged &left : staged) { // interrupted: made anew at the next publish
+    modules.abandon(target, std::move(left.module));
+    leftBehind_.insert(left.window);
   }
   report.interrupted = halted;
   progress.update(step, report.published, report.added, "symbols");

@@ -117,13 +117,17 @@ llvm::Error RegionModules::attachSymbolFile(lldb::SBDebugger &debugger, lldb::SB
   return llvm::Error::success();
 }
 
-llvm::Error RegionModules::create(lldb::SBDebugger &debugger, lldb::SBTarget &target,
-                                  const SymbolTable &table, const PlannedRegion &planned,
-                                  SymbolPredicate isData, const EntryProbe &entries,
-                                  std::vector<ElfSection> debugSections) {
+llvm::Expected<StagedModule> RegionModules::stage(lldb::SBTarget &target,
+                                                 const SymbolTable &table,
+                                                 const PlannedRegion &planned,
+                                                 SymbolPredicate isData,
+                                                 const EntryProbe &entries,
+                                                 std::vector<ElfSection> debugSections,
+                                                 ModuleReader &reader) {
   const uint64_t key = planned.section.start;
-  // The module at `key` now, if any, is replaced rather than removed (below).
-  std::optional<RegionModule> previous;
+  StagedModule staged;
+  // The module at `key` now, if any, is replaced rather than removed (finish).
+  std::optional<RegionModule> &previous = staged.previous;
   if (auto it = regions_.find(key); it != regions_.end()) {
     previous = std::move(it->second);
     regions_.erase(it);
@@ -131,13 +135,14 @@ llvm::Error RegionModules::create(lldb::SBDebugger &debugger, lldb::SBTarget &ta
   auto dropPrevious = [&] {
     if (previous)
       discard(target, *previous);
+    previous.reset();
   };
   if (planned.symbols.empty()) {
     dropPrevious();
-    return llvm::Error::success();
+    return staged;
   }
 
-  RegionModule region;
+  RegionModule &region = staged.region;
   region.section = planned.section;
   // A generation is used up once LLDB has seen its module (its UUID may stay
   // in LLDB's module cache); a try that failed before that is made again
@@ -191,7 +196,7 @@ llvm::Error RegionModules::create(lldb::SBDebugger &debugger, lldb::SBTarget &ta
   // With the UUID and the path of the module it follows, LLDB replaces that
   // module (Breakpoint::ModuleReplaced): a breakpoint's locations there move
   // to the new module's code, or leave the list when it has none for them.
-  lldb::SBModuleSpec moduleSpec;
+  lldb::SBModuleSpec &moduleSpec = staged.spec;
   moduleSpec.SetFileSpec(lldb::SBFileSpec(objectPath.c_str(), false));
   moduleSpec.SetUUIDBytes(region.uuid.data(), region.uuid.size());
   // A module whose object is its own symbol file reads the object's symbol
@@ -212,23 +217,48 @@ llvm::Error RegionModules::create(lldb::SBDebugger &debugger, lldb::SBTarget &ta
     region.files.push_back(emptyPath);
     moduleSpec.SetSymbolFileSpec(lldb::SBFileSpec(emptyPath.c_str(), false));
   }
-  region.module = target.AddModule(moduleSpec);
-  dropPrevious(); // already replaced: only its other files go
+  region.symbols = planned.symbols.size();
+  for (const Symbol *symbol : planned.symbols)
+    region.dataSymbols += isData(*symbol);
+  // LLDB has seen this generation once it reads the module.
+  generations_[key] = region.generation;
+  staged.reading = reader.read(moduleSpec);
+  return staged;
+}
+
+llvm::Error RegionModules::finish(lldb::SBTarget &target, StagedModule staged,
+                                  ModuleReader &reader) {
+  if (!staged.reading) { // the region has no symbols: no module
+    if (staged.previous)
+      discard(target, *staged.previous);
+    return llvm::Error::success();
+  }
+  RegionModule &region = staged.region;
+  const uint64_t key = region.section.start;
+  const std::string objectPath = region.objectDirectory + "/" + RegionFiles::kObject;
+  // Held until LLDB has it in the target: AddModule finds it in LLDB's
+  // module cache, read already.
+  const lldb::SBModule read = reader.take(*staged.reading);
+  region.module = target.AddModule(staged.spec);
+  if (staged.previous) // already replaced: only its other files go
+    discard(target, *staged.previous);
   if (!region.module.IsValid()) {
     discard(target, region);
     return lldbError(objectPath + ": LLDB could not add the module");
   }
-  generations_[key] = region.generation;
   lldb::SBError loadError = target.SetModuleLoadAddress(region.module, uint64_t(0));
   if (loadError.Fail()) {
     discard(target, region);
     return lldbError(objectPath + ": LLDB could not load it: " + loadError.GetCString());
   }
-  region.symbols = planned.symbols.size();
-  for (const Symbol *symbol : planned.symbols)
-    region.dataSymbols += isData(*symbol);
   regions_.emplace(key, std::move(region));
   return llvm::Error::success();
+}
+
+void RegionModules::abandon(lldb::SBTarget &target, StagedModule staged) {
+  if (staged.previous)
+    discard(target, *staged.previous);
+  discard(target, staged.region);
 }
 
 bool RegionModules::frameRulesHold(uint64_t key, const std::vector<const Symbol *> &symbols,

@@ -19,9 +19,11 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "ModuleReader.h"
 #include "jitsym/objects/DebugObject.h"
 #include "jitsym/plan/FramePointer.h"
 #include "jitsym/symbols/LineTables.h"
@@ -49,6 +51,14 @@ struct RegionModule {
   std::vector<std::string> files; // to delete when the module goes
 };
 
+// A region's new module between RegionModules::stage and finish.
+struct StagedModule {
+  RegionModule region;                  // its object written, no module yet
+  std::optional<RegionModule> previous; // the module it replaces, still in LLDB
+  lldb::SBModuleSpec spec;
+  std::optional<size_t> reading; // its ModuleReader ticket; none: no symbols, no module
+};
+
 class RegionModules {
 public:
   // `directory` is private to this process's session; `identity` names the
@@ -57,15 +67,25 @@ public:
       : directory_(std::move(directory)), identity_(std::move(identity)) {}
 
   // Gives LLDB `region` as a new module, in place of the one with the same
-  // key; the new one has the next generation of that key, so a new UUID.
+  // key, in two steps: `stage` writes its object and queues it with `reader`
+  // (LLDB reads it on a thread of its own, ModuleReader.h), `finish` adds it
+  // to the target. A publisher stages the next region before it finishes
+  // this one, so that LLDB reads one module while another is built and added.
+  // The new module has the next generation of its key, so a new UUID.
   // `isData`: which symbols go as data (RegionPlanner::isData).
   // `debugSections`: the region's lines and unwind tables, if it has any
   // (DebugObject.h's buildDebugSections), carried by the module's object.
   // `entries`: what each function's entry says of its frame pointer.
-  llvm::Error create(lldb::SBDebugger &debugger, lldb::SBTarget &target,
-                     const SymbolTable &table, const PlannedRegion &region,
-                     SymbolPredicate isData, const EntryProbe &entries,
-                     std::vector<ElfSection> debugSections = {});
+  // Until it is finished (or abandoned) the key has no module here.
+  llvm::Expected<StagedModule> stage(lldb::SBTarget &target, const SymbolTable &table,
+                                     const PlannedRegion &region, SymbolPredicate isData,
+                                     const EntryProbe &entries,
+                                     std::vector<ElfSection> debugSections,
+                                     ModuleReader &reader);
+  llvm::Error finish(lldb::SBTarget &target, StagedModule staged, ModuleReader &reader);
+  // Drops a staged module unfinished (its region is made anew later), and
+  // the module it was to replace.
+  void abandon(lldb::SBTarget &target, StagedModule staged);
   // Whether the module of region `key` gives each of `symbols` (new code in
   // it) the unwind rule its entry asks for; if not, it must be made anew.
   bool frameRulesHold(uint64_t key, const std::vector<const Symbol *> &symbols,
