@@ -75,6 +75,17 @@ void FunctionEntries::prefetch(std::vector<std::pair<uint64_t, uint64_t>> functi
                      [](const auto &a, const auto &b) { return jitsym::plugin::before(a.first, b.first); });
 }
 
+void FunctionEntries::remember(const std::vector<Known> &functions) {
+  const size_t before = known_.size();
+  for (const Known &function : functions)
+    known_.emplace_back(entryOf(function.start, function.size), function.framePointer);
+  auto byStart = [](const auto &a, const auto &b) {
+    return jitsym::plugin::before(a.first, b.first);
+  };
+  std::sort(known_.begin() + before, known_.end(), byStart);
+  std::inplace_merge(known_.begin(), known_.begin() + before, known_.end(), byStart);
+}
+
 void FunctionEntries::readAhead(std::vector<std::pair<uint64_t, uint64_t>> functions,
                                 std::vector<uint64_t> traps) {
   if (!direct_ || ahead_) {

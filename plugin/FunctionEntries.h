@@ -11,7 +11,7 @@
 //              instead of adding up). `at` waits for the one it asks for.
 //              Only with a direct read (one that needs no LLDB); else it is
 //              prefetch.
-// A function asked for and not read ahead is read alone.
+// A function asked for and not read ahead (nor remembered) is read alone.
 //
 // Read ahead is safe against LLDB's breakpoint traps because of the order a
 // publish works in: LLDB writes traps only into a module it is given, and a
@@ -50,6 +50,13 @@ public:
 
   // Reads the entries of these functions (start, size; 0: unknown) in one batch.
   void prefetch(std::vector<std::pair<uint64_t, uint64_t>> functions);
+  // What is known of these functions' entries without reading them (what
+  // LLDB's module of their region says: RegionModules::framePointerOf).
+  struct Known {
+    uint64_t start = 0, size = 0;
+    FramePointer framePointer = FramePointer::Unknown;
+  };
+  void remember(const std::vector<Known> &functions);
   // Starts reading them ahead; `traps`: where LLDB has traps in memory now
   // (ascending). Once per object.
   void readAhead(std::vector<std::pair<uint64_t, uint64_t>> functions,

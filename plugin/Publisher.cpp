@@ -4,6 +4,7 @@
 #include <cinttypes>
 #include <cstdio>
 #include <deque>
+#include <unordered_set>
 #include <utility>
 
 #include "FunctionEntries.h"
@@ -134,17 +135,13 @@ PublishReport Publisher::publish(lldb::SBDebugger &debugger, lldb::SBTarget &tar
   // ahead, while LLDB loads the modules before them (FunctionEntries.h).
   FunctionEntries entries(in.readPieces, in.directRead);
   const EntryProbe probe = entries.probe();
-  auto codeOf = [&](const std::vector<const Symbol *> &symbols,
-                    std::vector<std::pair<uint64_t, uint64_t>> &code) {
-    for (const Symbol *symbol : symbols)
-      if (!isData(*symbol))
-        code.emplace_back(symbol->address, symbol->size);
-  };
   {
     std::vector<std::pair<uint64_t, uint64_t>> code;
     for (const auto &[key, symbols] : added)
       if (modules.find(key))
-        codeOf(symbols, code);
+        for (const Symbol *symbol : symbols)
+          if (!isData(*symbol))
+            code.emplace_back(symbol->address, symbol->size);
     entries.prefetch(std::move(code));
   }
   for (const auto &[key, symbols] : added)
@@ -153,14 +150,28 @@ PublishReport Publisher::publish(lldb::SBDebugger &debugger, lldb::SBTarget &tar
       replan.insert(windowKey(key));
     }
   {
-    std::vector<const Symbol *> remade; // all the code of the windows made anew
+    // The code of the windows made anew: what LLDB's modules say of old
+    // functions is kept (RegionModules::framePointerOf), new ones are read.
+    std::unordered_set<const Symbol *> isNew;
+    for (const auto &[key, symbols] : added)
+      isNew.insert(symbols.begin(), symbols.end());
+    std::vector<FunctionEntries::Known> known;
+    std::vector<std::pair<uint64_t, uint64_t>> code;
     for (uint64_t start : replan) {
       const AddressRange window = planner.windowOf(start);
-      in.table.forEachInRange(window.start, window.end,
-                              [&](const Symbol &symbol) { remade.push_back(&symbol); });
+      in.table.forEachInRange(window.start, window.end, [&](const Symbol &symbol) {
+        if (isData(symbol))
+          return;
+        std::optional<FramePointer> was;
+        if (!isNew.count(&symbol))
+          was = modules.framePointerOf(symbol);
+        if (was)
+          known.push_back({symbol.address, symbol.size, *was});
+        else
+          code.emplace_back(symbol.address, symbol.size);
+      });
     }
-    std::vector<std::pair<uint64_t, uint64_t>> code;
-    codeOf(remade, code);
+    entries.remember(known);
     entries.readAhead(std::move(code), breakpointLocationAddresses(target));
   }
 

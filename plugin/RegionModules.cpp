@@ -271,6 +271,17 @@ bool RegionModules::frameRulesHold(uint64_t key, const std::vector<const Symbol 
   });
 }
 
+std::optional<FramePointer> RegionModules::framePointerOf(const Symbol &symbol) const {
+  auto it = regions_.upper_bound(symbol.address);
+  if (it == regions_.begin())
+    return std::nullopt;
+  const RegionModule &region = std::prev(it)->second;
+  if (!region.section.contains(symbol.address) || region.dataSymbols > 0)
+    return std::nullopt;
+  return coveredBy(region.framePointerCode, symbol.address) ? FramePointer::Kept
+                                                           : FramePointer::NotKept;
+}
+
 llvm::Error RegionModules::append(lldb::SBDebugger &debugger, lldb::SBTarget &target,
                                   uint64_t key, const SymbolTable &table,
                                   const std::vector<const Symbol *> &symbols,

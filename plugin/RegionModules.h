@@ -90,6 +90,13 @@ public:
   // it) the unwind rule its entry asks for; if not, it must be made anew.
   bool frameRulesHold(uint64_t key, const std::vector<const Symbol *> &symbols,
                       SymbolPredicate isData, const EntryProbe &entries) const;
+  // What the module holding `symbol` (code LLDB has had since an earlier
+  // sync) gave its entry: Kept where its object gives the frame-pointer rule,
+  // NotKept where not. Nothing without such a module, or in one with data
+  // symbols (its code may have been data then, and never looked at). Code
+  // announced once does not change, so a region made anew keeps this instead
+  // of reading its old functions' entries again.
+  std::optional<FramePointer> framePointerOf(const Symbol &symbol) const;
   // Attaches `symbols` to the module of region `key`.
   llvm::Error append(lldb::SBDebugger &debugger, lldb::SBTarget &target, uint64_t key,
                      const SymbolTable &table, const std::vector<const Symbol *> &symbols,

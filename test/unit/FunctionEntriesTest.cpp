@@ -141,3 +141,18 @@ TEST(FunctionEntries, StopsReadingWhenDone) {
   }
   EXPECT_LT(calls, 10u);
 }
+
+TEST(FunctionEntries, RememberedEntriesAreNotRead) {
+  // What a module LLDB has says of old code is kept (a HotSpot method made
+  // not entrant has a jump written over its entry: its frames still follow
+  // the prologue it was compiled with).
+  FakeMemory memory;
+  FunctionEntries entries(memory.lldb(), memory.direct());
+  entries.remember({{functionAt(0), 8, FramePointer::NotKept}, {functionAt(1), 8, FramePointer::Kept}});
+  entries.readAhead({{functionAt(2), 8}}, {});
+  EXPECT_EQ(entries.at(functionAt(0), 8), FramePointer::NotKept); // memory says Kept
+  EXPECT_EQ(entries.at(functionAt(1), 8), FramePointer::Kept);    // memory says NotKept
+  EXPECT_EQ(entries.at(functionAt(2), 8), FramePointer::Kept);
+  EXPECT_EQ(memory.directPieces, 1u);
+  EXPECT_EQ(memory.lldbPieces, 0u);
+}
