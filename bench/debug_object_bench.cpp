@@ -35,7 +35,7 @@ void BM_DebugObjectWindow(benchmark::State &state) {
   UuidBytes id{};
   for (auto _ : state) {
     llvm::Expected<std::string> image =
-        buildDebugObject({base, base + (1 << 20)}, id, "jit", window, lines, unwind);
+        buildDebugObject(kX86_64, {base, base + (1 << 20)}, id, "jit", window, lines, unwind);
     if (!image) {
       state.SkipWithError(llvm::toString(image.takeError()).c_str());
       break;

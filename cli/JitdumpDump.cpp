@@ -2,6 +2,7 @@
 // that names with any bytes in them keep one record per line.
 #include "JitdumpDump.h"
 
+#include "jitsym/arch/Architecture.h"
 #include "jitsym/formats/EhFrameParser.h"
 #include "jitsym/files/JitdumpReader.h"
 #include "llvm/ADT/StringExtras.h"
@@ -26,8 +27,10 @@ llvm::raw_ostream &quoted(llvm::raw_ostream &os, std::string_view text) {
 }
 
 // A CFA program as LLVM prints it, one instruction per line.
-void printProgram(llvm::raw_ostream &os, const CallFrameInfo &frame, const std::string &bytes) {
-  llvm::dwarf::CFIProgram program(frame.codeAlignment, frame.dataAlignment, llvm::Triple::x86_64);
+// Registers are named as `arch` names them.
+void printProgram(llvm::raw_ostream &os, llvm::Triple::ArchType arch, const CallFrameInfo &frame,
+                  const std::string &bytes) {
+  llvm::dwarf::CFIProgram program(frame.codeAlignment, frame.dataAlignment, arch);
 #if LLVM_VERSION_MAJOR >= 21
   llvm::DWARFDataExtractorSimple data(bytes, /*IsLittleEndian=*/true, 8);
 #else
@@ -52,7 +55,8 @@ void printProgram(llvm::raw_ostream &os, const CallFrameInfo &frame, const std::
 }
 
 // The unwind table CODE_UNWINDING_INFO gave the code `load` announces.
-void printUnwindTable(llvm::raw_ostream &os, const std::string &ehFrame, const JitCodeLoad &load) {
+void printUnwindTable(llvm::raw_ostream &os, llvm::Triple::ArchType arch, const std::string &ehFrame,
+                      const JitCodeLoad &load) {
   llvm::Expected<std::vector<CallFrameInfo>> frames =
       parseEhFrame(ehFrame, ehFrameAddressAfterCode(load.codeAddress, load.codeSize));
   if (!frames) {
@@ -64,8 +68,8 @@ void printUnwindTable(llvm::raw_ostream &os, const std::string &ehFrame, const J
        << llvm::format_hex(frame.end, 0) << ": code_align " << frame.codeAlignment
        << " data_align " << frame.dataAlignment << " return_address_register "
        << frame.returnAddressRegister;
-    printProgram(os, frame, frame.initialInstructions);
-    printProgram(os, frame, frame.instructions);
+    printProgram(os, arch, frame, frame.initialInstructions);
+    printProgram(os, arch, frame, frame.instructions);
   }
 }
 
@@ -75,7 +79,8 @@ public:
 
   void onRewrite() override {}
   void onHeader(const JitdumpHeader &h) override {
-    std::string arch = architectureForElfMachine(h.elfMachine);
+    std::string arch(tripleArchOfElfMachine(h.elfMachine));
+    arch_ = llvm::Triple(arch).getArch();
     out_ << "header: version " << h.version << ", size " << h.headerSize << ", elf_mach "
          << h.elfMachine << " (" << (arch.empty() ? "unknown" : arch) << "), pid " << h.pid
          << ", timestamp " << h.timestamp << ", flags " << llvm::format_hex(h.flags, 0)
@@ -92,7 +97,7 @@ public:
            << " name ";
       quoted(out_, load->name);
       if (!pendingEhFrame_.empty())
-        printUnwindTable(out_, pendingEhFrame_, *load);
+        printUnwindTable(out_, arch_, pendingEhFrame_, *load);
       pendingEhFrame_.clear();
     } else if (const auto *move = std::get_if<JitCodeMove>(&record.body)) {
       out_ << ": pid " << move->pid << " tid " << move->tid << " vma "
@@ -127,6 +132,7 @@ public:
 
 private:
   llvm::raw_ostream &out_;
+  llvm::Triple::ArchType arch_ = llvm::Triple::UnknownArch; // the header's, naming registers
   llvm::raw_ostream &err_;
   std::string pendingEhFrame_;
 };

@@ -48,7 +48,8 @@ endif()
 # for a `jitsym lookup` that uses a few of its functions. The shared library
 # when the static components are not installed.
 set(JITSYM_STANDALONE_LLVM_COMPONENTS support binaryformat demangle object
-    debuginfodwarf mc mcdisassembler targetparser x86disassembler x86desc x86info)
+    debuginfodwarf mc mcdisassembler targetparser x86disassembler x86desc x86info
+    aarch64disassembler aarch64desc aarch64info aarch64utils)
 add_library(jitsym_llvm_standalone INTERFACE)
 target_link_libraries(jitsym_llvm_standalone INTERFACE jitsym_llvm_headers)
 # What LLVMSupport links (zlib, zstd: their -dev packages) must be there too.

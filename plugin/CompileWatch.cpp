@@ -7,6 +7,9 @@
 #include <cstring>
 #include <string>
 #include <string_view>
+#include <vector>
+
+#include "jitsym/arch/Architecture.h"
 
 namespace jitsym::plugin {
 namespace {
@@ -23,10 +26,16 @@ void configureName(lldb::SBTarget &target) {
   name.SetAllowDisable(false);
 }
 
-std::optional<uint64_t> argument(lldb::SBFrame &frame, const char *generic,
-                                 const char *x86_64, const char *aarch64) {
-  for (const char *name : {generic, x86_64, aarch64}) {
-    lldb::SBValue value = frame.FindRegister(name);
+// A call's argument `index` (0-based) at its first instruction: by LLDB's
+// generic name (argN), else by the register the target's ABI puts it in.
+std::optional<uint64_t> argument(lldb::SBFrame &frame, size_t index) {
+  const std::string generic = "arg" + std::to_string(index + 1);
+  std::vector<std::string> names = {generic};
+  lldb::SBTarget target = frame.GetThread().GetProcess().GetTarget();
+  if (const Architecture *arch = architectureOfTriple(target.GetTriple() ? target.GetTriple() : ""))
+    names.emplace_back(arch->argumentRegisters[index]);
+  for (const std::string &name : names) {
+    lldb::SBValue value = frame.FindRegister(name.c_str());
     if (value.IsValid()) {
       lldb::SBError error;
       uint64_t v = value.GetValueAsUnsigned(error, 0);
@@ -191,9 +200,9 @@ std::optional<WriteCall> CompileWatch::writeCallAt(lldb::SBThread &thread) {
   if (!frame.IsValid())
     return std::nullopt;
   const std::optional<WriteKind> kind = writeKindAt(frame);
-  auto first = argument(frame, "arg1", "rdi", "x0");
-  auto second = argument(frame, "arg2", "rsi", "x1");
-  auto third = argument(frame, "arg3", "rdx", "x2");
+  auto first = argument(frame, 0);
+  auto second = argument(frame, 1);
+  auto third = argument(frame, 2);
   if (!kind || !first || !second || !third)
     return std::nullopt;
   lldb::SBProcess process = thread.GetProcess();
@@ -201,7 +210,7 @@ std::optional<WriteCall> CompileWatch::writeCallAt(lldb::SBThread &thread) {
   if (*kind == WriteKind::Fwrite) {
     // fwrite(ptr, size, count, FILE *): the FILE's descriptor, by glibc's
     // public layout of struct _IO_FILE (as StdioBuffer reads it).
-    auto file = argument(frame, "arg4", "rcx", "x3");
+    auto file = argument(frame, 3);
     if (!file || process.GetAddressByteSize() != sizeof(void *))
       return std::nullopt;
     int descriptor = -1;
@@ -220,7 +229,7 @@ std::optional<WriteCall> CompileWatch::writeCallAt(lldb::SBThread &thread) {
   }
   call.fd = static_cast<int>(*first);
   if (*kind == WriteKind::Pwrite || *kind == WriteKind::Pwritev) {
-    auto offset = argument(frame, "arg4", "r10", "x3");
+    auto offset = argument(frame, 3);
     if (!offset)
       return std::nullopt;
     if (static_cast<int64_t>(*offset) != -1) // pwritev2 with -1 writes at the position

@@ -30,10 +30,10 @@ std::vector<AddressRange> entriesOf(const std::vector<std::pair<uint64_t, uint64
   return pieces;
 }
 
-FramePointer classify(const std::string &bytes) {
+FramePointer classify(const Architecture &arch, const std::string &bytes) {
   // What could be read may be enough to tell.
   return framePointerAtEntry(
-      llvm::ArrayRef(reinterpret_cast<const uint8_t *>(bytes.data()), bytes.size()));
+      arch, llvm::ArrayRef(reinterpret_cast<const uint8_t *>(bytes.data()), bytes.size()));
 }
 
 // Pieces read ahead are handed over this many at a time: small enough that
@@ -42,8 +42,8 @@ constexpr size_t kAheadChunk = 1024;
 
 } // namespace
 
-FunctionEntries::FunctionEntries(ReadPieces read, ReadPieces direct)
-    : read_(std::move(read)), direct_(std::move(direct)) {}
+FunctionEntries::FunctionEntries(const Architecture &arch, ReadPieces read, ReadPieces direct)
+    : arch_(arch), read_(std::move(read)), direct_(std::move(direct)) {}
 
 FunctionEntries::~FunctionEntries() {
   if (ahead_)
@@ -70,7 +70,7 @@ void FunctionEntries::prefetch(std::vector<std::pair<uint64_t, uint64_t>> functi
   const std::vector<std::string> bytes = read_(pieces);
   const size_t before = known_.size();
   for (size_t i = 0; i < pieces.size(); ++i)
-    known_.emplace_back(pieces[i], classify(i < bytes.size() ? bytes[i] : std::string()));
+    known_.emplace_back(pieces[i], classify(arch_, i < bytes.size() ? bytes[i] : std::string()));
   std::inplace_merge(known_.begin(), known_.begin() + before, known_.end(),
                      [](const auto &a, const auto &b) { return jitsym::plugin::before(a.first, b.first); });
 }
@@ -94,7 +94,7 @@ void FunctionEntries::readAhead(std::vector<std::pair<uint64_t, uint64_t>> funct
   }
   ahead_ = std::make_unique<Ahead>();
   try {
-    reader_ = std::thread(readInOrder, std::ref(*ahead_), std::cref(direct_),
+    reader_ = std::thread(readInOrder, std::cref(arch_), std::ref(*ahead_), std::cref(direct_),
                           std::move(functions), std::move(traps));
   } catch (const std::system_error &) {
     // No thread to be had: the entries are read when asked for, one by one.
@@ -102,7 +102,8 @@ void FunctionEntries::readAhead(std::vector<std::pair<uint64_t, uint64_t>> funct
   }
 }
 
-void FunctionEntries::readInOrder(Ahead &ahead, const ReadPieces &direct,
+void FunctionEntries::readInOrder(const Architecture &arch, Ahead &ahead,
+                                  const ReadPieces &direct,
                                   std::vector<std::pair<uint64_t, uint64_t>> functions,
                                   std::vector<uint64_t> traps) {
   // A waiter checks under the mutex: taking it between a change and the
@@ -127,7 +128,7 @@ void FunctionEntries::readInOrder(Ahead &ahead, const ReadPieces &direct,
       if (k >= bytes.size() || bytes[k].empty() || ahead.pieces[i].containsAny(traps))
         ahead.throughLLDB[i] = 1;
       else
-        ahead.found[i] = classify(bytes[k]);
+        ahead.found[i] = classify(arch, bytes[k]);
     }
     ahead.done = last;
     tell();
@@ -161,7 +162,7 @@ FramePointer FunctionEntries::at(uint64_t start, uint64_t size) {
     }
   }
   const std::vector<std::string> bytes = read_({entry});
-  return classify(bytes.empty() ? std::string() : bytes.front());
+  return classify(arch_, bytes.empty() ? std::string() : bytes.front());
 }
 
 } // namespace jitsym::plugin

@@ -41,9 +41,10 @@ public:
   // The bytes of each piece (sorted by start); an empty string where a piece
   // could not be read.
   using ReadPieces = std::function<std::vector<std::string>(const std::vector<AddressRange> &)>;
-  // `read`: on the caller's thread, traps taken out (ProcessSide::readPieces);
-  // `direct`: on any thread, traps left in (ProcessSide::directRead), or none.
-  explicit FunctionEntries(ReadPieces read, ReadPieces direct = {});
+  // `arch`: the code's; `read`: on the caller's thread, traps taken out
+  // (ProcessSide::readPieces); `direct`: on any thread, traps left in
+  // (ProcessSide::directRead), or none.
+  FunctionEntries(const Architecture &arch, ReadPieces read, ReadPieces direct = {});
   ~FunctionEntries(); // stops reading ahead
   FunctionEntries(const FunctionEntries &) = delete;
   FunctionEntries &operator=(const FunctionEntries &) = delete;
@@ -81,13 +82,14 @@ private:
     std::mutex mutex;
     std::condition_variable progressed;
   };
-  static void readInOrder(Ahead &ahead, const ReadPieces &direct,
+  static void readInOrder(const Architecture &arch, Ahead &ahead, const ReadPieces &direct,
                           std::vector<std::pair<uint64_t, uint64_t>> functions,
                           std::vector<uint64_t> traps);
   // Waits until `ready` holds or the thread is finished.
   template <class Ready> void waitFor(Ready ready);
   const std::pair<AddressRange, FramePointer> *knownAt(const AddressRange &entry) const;
 
+  const Architecture &arch_;
   ReadPieces read_, direct_;
   // What prefetch found, by start and bytes looked at.
   std::vector<std::pair<AddressRange, FramePointer>> known_;

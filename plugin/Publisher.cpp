@@ -133,7 +133,7 @@ PublishReport Publisher::publish(lldb::SBDebugger &debugger, lldb::SBTarget &tar
   // the region is made anew. The entries of new code in modules that exist
   // are read in one batch first; those of the windows made anew are read
   // ahead, while LLDB loads the modules before them (FunctionEntries.h).
-  FunctionEntries entries(in.readPieces, in.directRead);
+  FunctionEntries entries(*modules.code().arch, in.readPieces, in.directRead);
   const EntryProbe probe = entries.probe();
   {
     std::vector<std::pair<uint64_t, uint64_t>> code;

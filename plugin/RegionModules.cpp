@@ -101,7 +101,7 @@ llvm::Error RegionModules::attachSymbolFile(lldb::SBDebugger &debugger, lldb::SB
                                             const std::vector<const Symbol *> &symbols,
                                             SymbolPredicate isData) {
   SymbolFileSpec spec;
-  spec.triple = target.GetTriple() ? target.GetTriple() : "x86_64-pc-linux-gnu";
+  spec.triple = code_.triple;
   spec.uuid = uuidToString(region.uuid);
   if (llvm::Error err = writeFileAtomically(path, renderSymbolFile(spec, table, symbols, isData)))
     return err;
@@ -177,7 +177,7 @@ llvm::Expected<StagedModule> RegionModules::stage(lldb::SBTarget &target,
       target.ClearModuleLoadAddress(previous->module);
   }
   if (llvm::Error err = writeFileAtomically(
-          objectPath, buildUnwindObject(planned.section, region.uuid, std::move(symbols),
+          objectPath, buildUnwindObject(*code_.arch, planned.section, region.uuid, std::move(symbols),
                                         std::move(debugSections), region.framePointerCode))) {
     dropPrevious();
     return err;
@@ -207,7 +207,7 @@ llvm::Expected<StagedModule> RegionModules::stage(lldb::SBTarget &target,
   if (!ownLines) {
     const std::string emptyPath = region.directory + "/" + RegionFiles::symbols();
     SymbolFileSpec empty;
-    empty.triple = target.GetTriple() ? target.GetTriple() : "x86_64-pc-linux-gnu";
+    empty.triple = code_.triple;
     empty.uuid = uuidToString(region.uuid);
     if (llvm::Error err = writeFileAtomically(emptyPath, renderSymbolFile(empty, table, {}))) {
       dropPrevious();
@@ -305,7 +305,7 @@ llvm::Error RegionModules::attachDebugInfo(lldb::SBDebugger &debugger, lldb::SBT
     return lldbError("no module for the region");
   RegionModule &region = it->second;
   llvm::Expected<std::string> image = buildDebugObject(
-      region.section, region.uuid, RegionFiles::kObject, functions, lines, unwind, plausible,
+      *code_.arch, region.section, region.uuid, RegionFiles::kObject, functions, lines, unwind, plausible,
       std::move(symbols));
   if (!image)
     return image.takeError();

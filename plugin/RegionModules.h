@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "ModuleReader.h"
+#include "TargetCode.h"
 #include "jitsym/objects/DebugObject.h"
 #include "jitsym/plan/FramePointer.h"
 #include "jitsym/symbols/LineTables.h"
@@ -62,9 +63,10 @@ struct StagedModule {
 class RegionModules {
 public:
   // `directory` is private to this process's session; `identity` names the
-  // process, and salts the UUIDs with it.
-  RegionModules(std::string directory, std::string identity)
-      : directory_(std::move(directory)), identity_(std::move(identity)) {}
+  // process, and salts the UUIDs with it; `code`: what the target's code is.
+  RegionModules(std::string directory, std::string identity, TargetCode code)
+      : directory_(std::move(directory)), identity_(std::move(identity)),
+        code_(std::move(code)) {}
 
   // Gives LLDB `region` as a new module, in place of the one with the same
   // key, in two steps: `stage` writes its object and queues it with `reader`
@@ -123,6 +125,7 @@ public:
   // Whether `module` is one of these (its object lies in this directory).
   bool owns(const lldb::SBModule &module) const;
   size_t size() const { return regions_.size(); }
+  const TargetCode &code() const { return code_; }
   uint64_t symbolCount() const;
 
 private:
@@ -137,6 +140,7 @@ private:
 
   std::string directory_;
   std::string identity_;
+  TargetCode code_;
   std::map<uint64_t, RegionModule> regions_;
   // The last generation of every key LLDB has seen a module of in this
   // process, also of regions removed since: LLDB may still hold their module

@@ -73,7 +73,10 @@ llvm::Error TargetSync::beginProcess(const ProcessIdentity &identity) {
   directory_ = *dir;
   process_ = identity;
   sourceRoot_ = side_->sourceRoot(identity.pid);
-  modules_ = std::make_unique<RegionModules>(directory_, name);
+  llvm::Expected<TargetCode> code = targetCode(target_);
+  if (!code)
+    return code.takeError();
+  modules_ = std::make_unique<RegionModules>(directory_, name, std::move(*code));
   return llvm::Error::success();
 }
 
@@ -355,7 +358,10 @@ llvm::Expected<ExportReport> TargetSync::exportTo(lldb::SBDebugger &debugger,
   request.table = &table_;
   request.lines = &lines_;
   request.unwind = &unwind_;
-  request.triple = target_.GetTriple() ? target_.GetTriple() : "x86_64-pc-linux-gnu";
+  llvm::Expected<TargetCode> code = targetCode(target_);
+  if (!code)
+    return code.takeError();
+  request.triple = code->triple;
   request.origin = sources_.names();
   if (modules_)
     request.claimed = claimedByOtherModules(target_, *modules_);
@@ -363,7 +369,7 @@ llvm::Expected<ExportReport> TargetSync::exportTo(lldb::SBDebugger &debugger,
     return lineCanExist(file, line);
   };
   request.plausible = plausible;
-  FunctionEntries entries([&](const std::vector<AddressRange> &pieces) {
+  FunctionEntries entries(*code->arch, [&](const std::vector<AddressRange> &pieces) {
     return sideOf(debugger, process).readPieces(process, pieces);
   });
   if (process.IsValid())

@@ -100,7 +100,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   UuidBytes id{};
   id[0] = 0x42;
   llvm::Expected<std::string> image =
-      buildDebugObject({kStart, kEnd}, id, "jit", debugFunctions, lines, unwind);
+      buildDebugObject(kX86_64, {kStart, kEnd}, id, "jit", debugFunctions, lines, unwind);
   CHECK(image);
 
   auto object =

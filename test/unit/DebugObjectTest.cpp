@@ -30,7 +30,7 @@ std::unique_ptr<Parsed> build(const std::vector<DebugFunction> &functions, const
   auto parsed = std::make_unique<Parsed>();
   UuidBytes id{};
   id[0] = 0x42;
-  llvm::Expected<std::string> image = buildDebugObject({kStart, kEnd}, id, "jit", functions, lines, {}, plausible);
+  llvm::Expected<std::string> image = buildDebugObject(kX86_64, {kStart, kEnd}, id, "jit", functions, lines, {}, plausible);
   if (!image) {
     ADD_FAILURE() << llvm::toString(image.takeError());
     return nullptr;

@@ -11,7 +11,7 @@ using namespace jitsym;
 
 namespace {
 
-FramePointer of(std::vector<uint8_t> bytes) { return framePointerAtEntry(bytes); }
+FramePointer of(std::vector<uint8_t> bytes) { return framePointerAtEntry(kX86_64, bytes); }
 
 // Pads a prologue to the bytes a reader gives (the next instructions).
 std::vector<uint8_t> withNops(std::vector<uint8_t> bytes) {
@@ -147,4 +147,40 @@ TEST(FramePointerRanges, OfARegionsSymbolsLeaveDataOut) {
   EXPECT_EQ(framePointerCodeOf(kSection, symbols, isData, probe),
             (std::vector<AddressRange>{{0x1000, 0x1300}}));
   EXPECT_EQ(probed, (std::vector<uint64_t>{0x1100, 0x1300}));
+}
+
+namespace {
+FramePointer ofAArch64(std::vector<uint8_t> bytes) {
+  return framePointerAtEntry(kAArch64, bytes);
+}
+} // namespace
+
+TEST(FramePointer, AArch64FrameRecordKeepsIt) {
+  // gcc -O0 and most JITs: stp x29, x30, [sp, #-N]!; mov x29, sp.
+  EXPECT_EQ(ofAArch64({0xfd, 0x7b, 0xbf, 0xa9, 0xfd, 0x03, 0x00, 0x91}), FramePointer::Kept);
+  EXPECT_EQ(ofAArch64({0xfd, 0x7b, 0xbd, 0xa9, 0xfd, 0x03, 0x00, 0x91}), FramePointer::Kept);
+  // After bti c and paciasp (branch protection), and after a check.
+  EXPECT_EQ(ofAArch64({0x5f, 0x24, 0x03, 0xd5, 0x3f, 0x23, 0x03, 0xd5, 0x00, 0x02, 0x00, 0xb4,
+                       0xfd, 0x7b, 0xbf, 0xa9, 0xfd, 0x03, 0x00, 0x91}),
+            FramePointer::Kept);
+}
+
+TEST(FramePointer, AArch64OtherFramesDoNot) {
+  // sub sp, sp, #32 first (a frame without a record, or one placed above).
+  EXPECT_EQ(ofAArch64({0xff, 0x83, 0x00, 0xd1, 0xfd, 0x7b, 0x01, 0xa9, 0xfd, 0x43, 0x00, 0x91}),
+            FramePointer::NotKept);
+  // Other registers pushed first.
+  EXPECT_EQ(ofAArch64({0xf3, 0x53, 0xbe, 0xa9, 0xfd, 0x7b, 0xbf, 0xa9}), FramePointer::NotKept);
+  // The record pushed, then x29 not set to sp.
+  EXPECT_EQ(ofAArch64({0xfd, 0x7b, 0xbf, 0xa9, 0xfd, 0x03, 0x00, 0xaa}), FramePointer::NotKept);
+  // x29 written as a general register.
+  EXPECT_EQ(ofAArch64({0xfd, 0x03, 0x00, 0xaa, 0xfd, 0x7b, 0xbf, 0xa9}), FramePointer::NotKept);
+}
+
+TEST(FramePointer, AArch64CannotTell) {
+  EXPECT_EQ(ofAArch64({}), FramePointer::Unknown);
+  EXPECT_EQ(ofAArch64({0x40, 0x00, 0x00, 0x94}), FramePointer::Unknown); // bl first
+  EXPECT_EQ(ofAArch64({0xfd, 0x7b}), FramePointer::Unknown);             // cut off
+  // The same bytes mean other things to the x86-64 decoder: the architecture decides.
+  EXPECT_NE(of({0xfd, 0x7b, 0xbf, 0xa9, 0xfd, 0x03, 0x00, 0x91}), FramePointer::Kept);
 }

@@ -62,7 +62,7 @@ struct FakeMemory {
 
 TEST(FunctionEntries, ReadAheadGivesWhatABatchGives) {
   FakeMemory memory;
-  FunctionEntries ahead(memory.lldb(), memory.direct());
+  FunctionEntries ahead(kX86_64, memory.lldb(), memory.direct());
   ahead.readAhead(functions(5000), {});
   for (size_t i = 0; i < 5000; ++i)
     ASSERT_EQ(ahead.at(functionAt(i), 8), i % 2 == 0 ? FramePointer::Kept : FramePointer::NotKept)
@@ -71,7 +71,7 @@ TEST(FunctionEntries, ReadAheadGivesWhatABatchGives) {
   EXPECT_EQ(memory.lldbPieces, 0u);
 
   FakeMemory batchMemory;
-  FunctionEntries batch(batchMemory.lldb());
+  FunctionEntries batch(kX86_64, batchMemory.lldb());
   batch.prefetch(functions(5000));
   for (size_t i = 0; i < 5000; ++i)
     ASSERT_EQ(batch.at(functionAt(i), 8), ahead.at(functionAt(i), 8)) << i;
@@ -82,7 +82,7 @@ TEST(FunctionEntries, TrapsAndUnreadablePiecesGoThroughLLDB) {
   FakeMemory memory;
   memory.unreadable = {functionAt(10) + 2};
   memory.lldbAnswer = kFrameless; // what LLDB reads under its trap
-  FunctionEntries entries(memory.lldb(), memory.direct());
+  FunctionEntries entries(kX86_64, memory.lldb(), memory.direct());
   // A trap at function 2's entry (even: the direct read sees Kept bytes).
   entries.readAhead(functions(3000), {functionAt(2)});
   EXPECT_EQ(entries.at(functionAt(0), 8), FramePointer::Kept);
@@ -97,7 +97,7 @@ TEST(FunctionEntries, TrapsAndUnreadablePiecesGoThroughLLDB) {
 
 TEST(FunctionEntries, WithoutADirectReadItIsOneBatch) {
   FakeMemory memory;
-  FunctionEntries entries(memory.lldb());
+  FunctionEntries entries(kX86_64, memory.lldb());
   entries.readAhead(functions(100), {});
   EXPECT_EQ(memory.lldbPieces, 100u);
   EXPECT_EQ(entries.at(functionAt(4), 8), FramePointer::Kept);
@@ -110,7 +110,7 @@ TEST(FunctionEntries, AtWaitsForTheReader) {
   FakeMemory memory;
   std::atomic<bool> open{false};
   FunctionEntries::ReadPieces direct = memory.direct();
-  FunctionEntries entries(memory.lldb(), [&](const std::vector<AddressRange> &pieces) {
+  FunctionEntries entries(kX86_64, memory.lldb(), [&](const std::vector<AddressRange> &pieces) {
     while (!open)
       std::this_thread::sleep_for(std::chrono::milliseconds(1));
     return direct(pieces);
@@ -131,7 +131,7 @@ TEST(FunctionEntries, StopsReadingWhenDone) {
   std::atomic<size_t> calls{0};
   FunctionEntries::ReadPieces direct = memory.direct();
   {
-    FunctionEntries entries(memory.lldb(), [&](const std::vector<AddressRange> &pieces) {
+    FunctionEntries entries(kX86_64, memory.lldb(), [&](const std::vector<AddressRange> &pieces) {
       ++calls;
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
       return direct(pieces);
@@ -147,7 +147,7 @@ TEST(FunctionEntries, RememberedEntriesAreNotRead) {
   // not entrant has a jump written over its entry: its frames still follow
   // the prologue it was compiled with).
   FakeMemory memory;
-  FunctionEntries entries(memory.lldb(), memory.direct());
+  FunctionEntries entries(kX86_64, memory.lldb(), memory.direct());
   entries.remember({{functionAt(0), 8, FramePointer::NotKept}, {functionAt(1), 8, FramePointer::Kept}});
   entries.readAhead({{functionAt(2), 8}}, {});
   EXPECT_EQ(entries.at(functionAt(0), 8), FramePointer::NotKept); // memory says Kept

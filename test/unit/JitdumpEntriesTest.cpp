@@ -16,11 +16,18 @@ namespace {
 const std::string kKept("\x55\x48\x89\xe5\x5d\xc3", 6);          // push rbp; mov rbp, rsp
 const std::string kNotKept("\x48\x83\xec\x18\x48\x83\xc4\x18\xc3", 9); // sub rsp, 24
 
-std::string dumpOf(uint32_t machine) {
+// stp x29, x30, [sp, #-16]!; mov x29, sp; ldp x29, x30, [sp], #16; ret
+const std::string kKeptAArch64("\xfd\x7b\xbf\xa9\xfd\x03\x00\x91\xfd\x7b\xc1\xa8\xc0\x03\x5f\xd6",
+                               16);
+// sub sp, sp, #32; add sp, sp, #32; ret
+const std::string kNotKeptAArch64("\xff\x83\x00\xd1\xff\x83\x00\x91\xc0\x03\x5f\xd6", 12);
+
+std::string dumpOf(uint32_t machine, const std::string &kept = kKept,
+                   const std::string &notKept = kNotKept) {
   std::string out;
   appendJitdumpHeader(out, {machine, 42, 1});
-  appendCodeLoad(out, 2, {42, 42, 0x1000, 1, "kept", kKept});
-  appendCodeLoad(out, 3, {42, 42, 0x2000, 2, "notkept", kNotKept});
+  appendCodeLoad(out, 2, {42, 42, 0x1000, 1, "kept", kept});
+  appendCodeLoad(out, 3, {42, 42, 0x2000, 2, "notkept", notKept});
   return out;
 }
 
@@ -47,6 +54,13 @@ TEST(JitdumpEntries, FromTheCodeBytesOfEachLoad) {
   EXPECT_EQ(entries.probe()(0x2000, 0), FramePointer::NotKept);
 }
 
+TEST(JitdumpEntries, AArch64CodeIsDecodedAsSuch) {
+  const JitdumpEntries entries =
+      JitdumpEntries::read(dumpOf(llvm::ELF::EM_AARCH64, kKeptAArch64, kNotKeptAArch64));
+  EXPECT_EQ(entries.at(0x1000), FramePointer::Kept);
+  EXPECT_EQ(entries.at(0x2000), FramePointer::NotKept);
+}
+
 TEST(JitdumpEntries, LaterLoadsAndMovesWin) {
   std::string dump = dumpOf(llvm::ELF::EM_X86_64);
   appendCodeLoad(dump, 5, {42, 42, 0x1000, 3, "replaced", kNotKept});
@@ -64,8 +78,8 @@ TEST(JitdumpEntries, CutOffOrForeignFilesSayWhatTheyCan) {
   const JitdumpEntries cut = JitdumpEntries::read(std::string_view(dump).substr(0, dump.size() - 4));
   EXPECT_EQ(cut.at(0x1000), FramePointer::Kept);
   EXPECT_EQ(cut.at(0x2000), FramePointer::Unknown);
-  // Not x86-64 code, not a jitdump, nothing at all.
-  EXPECT_EQ(JitdumpEntries::read(dumpOf(llvm::ELF::EM_AARCH64)).size(), 0u);
+  // Code of an architecture jitsym does not know, not a jitdump, nothing at all.
+  EXPECT_EQ(JitdumpEntries::read(dumpOf(llvm::ELF::EM_RISCV)).size(), 0u);
   EXPECT_EQ(JitdumpEntries::read("7f0000001000 10 not_a_jitdump\n").size(), 0u);
   EXPECT_EQ(JitdumpEntries::read("").size(), 0u);
 }

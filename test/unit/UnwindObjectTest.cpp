@@ -1,5 +1,6 @@
-// The unwind object: a valid x86-64 ELF image with an empty .text covering the
-// window, an .eh_frame whose FDE applies the frame-pointer rule, and the build-id.
+// The unwind object: a valid ELF image (x86-64 or aarch64) with an empty .text
+// covering the window, an .eh_frame whose FDE applies the frame-pointer rule,
+// and the build-id.
 #include "jitsym/objects/UnwindObject.h"
 
 #include <gtest/gtest.h>
@@ -43,7 +44,7 @@ std::unique_ptr<llvm::object::ObjectFile> parse(const std::string &image) {
 } // namespace
 
 TEST(UnwindObject, ElfHeader) {
-  std::string image = buildUnwindObject({kStart, kEnd}, testUuid());
+  std::string image = buildUnwindObject(kX86_64, {kStart, kEnd}, testUuid());
   ASSERT_GE(image.size(), 64u);
   EXPECT_EQ(image.substr(0, 4), "\x7f" "ELF");
   EXPECT_EQ(uint8_t(image[llvm::ELF::EI_CLASS]), llvm::ELF::ELFCLASS64);
@@ -60,7 +61,7 @@ TEST(UnwindObject, ElfHeader) {
 
 TEST(UnwindObject, Sections) {
   UuidBytes uuid = testUuid();
-  std::string image = buildUnwindObject({kStart, kEnd}, uuid);
+  std::string image = buildUnwindObject(kX86_64, {kStart, kEnd}, uuid);
   auto object = parse(image);
   ASSERT_TRUE(object);
   bool text = false, ehFrame = false, note = false;
@@ -101,7 +102,7 @@ TEST(UnwindObject, Sections) {
 }
 
 TEST(UnwindObject, ProgramHeaderCoversWindowWithoutFileBytes) {
-  std::string image = buildUnwindObject({kStart, kEnd}, testUuid());
+  std::string image = buildUnwindObject(kX86_64, {kStart, kEnd}, testUuid());
   auto object = parse(image);
   ASSERT_TRUE(object);
   auto *elf = llvm::dyn_cast<llvm::object::ELF64LEObjectFile>(object.get());
@@ -117,7 +118,7 @@ TEST(UnwindObject, ProgramHeaderCoversWindowWithoutFileBytes) {
 }
 
 TEST(UnwindObject, EhFrameHasFramePointerRule) {
-  std::string image = buildUnwindObject({kStart, kEnd}, testUuid());
+  std::string image = buildUnwindObject(kX86_64, {kStart, kEnd}, testUuid());
   auto object = parse(image);
   ASSERT_TRUE(object);
   auto context = llvm::DWARFContext::create(*object);
@@ -158,8 +159,41 @@ TEST(UnwindObject, EhFrameHasFramePointerRule) {
   EXPECT_EQ(fdes, 1);
 }
 
+TEST(UnwindObject, AArch64ObjectHasItsMachineAndFrameRecordRule) {
+  // aarch64: CFA = x29 + 16, x30 (the return address) at CFA-8, x29 at CFA-16.
+  std::string image = buildUnwindObject(kAArch64, {kStart, kEnd}, testUuid());
+  auto object = parse(image);
+  ASSERT_TRUE(object);
+  EXPECT_EQ(object->getArch(), llvm::Triple::aarch64);
+  auto context = llvm::DWARFContext::create(*object);
+  auto frame = context->getEHFrame();
+  ASSERT_TRUE(bool(frame)) << llvm::toString(frame.takeError());
+  int fdes = 0;
+  for (const llvm::dwarf::FrameEntry &entry : (*frame)->entries()) {
+    if (const auto *cie = llvm::dyn_cast<llvm::dwarf::CIE>(&entry)) {
+      if (cie->getLength() != 0) {
+        EXPECT_EQ(cie->getReturnAddressRegister(), 30u);
+        EXPECT_EQ(cie->getCodeAlignmentFactor(), 4u);
+      }
+      continue;
+    }
+    ++fdes;
+    auto table = jitsym::test_support::unwindTableOf(llvm::cast<llvm::dwarf::FDE>(&entry));
+    ASSERT_TRUE(bool(table)) << llvm::toString(table.takeError());
+    ASSERT_GE(table->size(), 1u);
+    const llvm::dwarf::UnwindRow &row = *table->begin();
+    EXPECT_EQ(row.getCFAValue().getRegister(), 29u);
+    EXPECT_EQ(row.getCFAValue().getOffset(), 16);
+    EXPECT_EQ(row.getRegisterLocations().getRegisterLocation(30),
+              llvm::dwarf::UnwindLocation::createAtCFAPlusOffset(-8));
+    EXPECT_EQ(row.getRegisterLocations().getRegisterLocation(29),
+              llvm::dwarf::UnwindLocation::createAtCFAPlusOffset(-16));
+  }
+  EXPECT_EQ(fdes, 1);
+}
+
 TEST(UnwindObject, LowWindowDoesNotWrapFdeStart) {
-  std::string image = buildUnwindObject({0x8, 0x100000}, testUuid());
+  std::string image = buildUnwindObject(kX86_64, {0x8, 0x100000}, testUuid());
   auto object = parse(image);
   ASSERT_TRUE(object);
   auto context = llvm::DWARFContext::create(*object);
@@ -175,14 +209,14 @@ TEST(UnwindObject, LowWindowDoesNotWrapFdeStart) {
 TEST(UnwindObject, DifferentUuidOnlyChangesTheNote) {
   UuidBytes a = testUuid(), b = testUuid();
   b[0] ^= 0xff;
-  std::string ia = buildUnwindObject({kStart, kEnd}, a);
-  std::string ib = buildUnwindObject({kStart, kEnd}, b);
+  std::string ia = buildUnwindObject(kX86_64, {kStart, kEnd}, a);
+  std::string ib = buildUnwindObject(kX86_64, {kStart, kEnd}, b);
   ASSERT_EQ(ia.size(), ib.size());
   size_t differing = 0;
   for (size_t i = 0; i < ia.size(); ++i)
     differing += ia[i] != ib[i];
   EXPECT_EQ(differing, 1u);
-  EXPECT_EQ(buildUnwindObject({kStart, kEnd}, a), ia); // deterministic
+  EXPECT_EQ(buildUnwindObject(kX86_64, {kStart, kEnd}, a), ia); // deterministic
 }
 
 // The symbols a live module's object carries: each in .text, code as
@@ -194,7 +228,7 @@ TEST(UnwindObject, SymbolTable) {
       {"crunch", kStart + 0x40, 0x80, false},
       {"JS:~idle /app.js:9:1", kStart + 0x100, 0x20, true},
       {std::string("cut\0here", 8), kStart + 0x200, 0x10, false}};
-  const std::string image = buildUnwindObject({kStart, kEnd}, testUuid(), symbols);
+  const std::string image = buildUnwindObject(kX86_64, {kStart, kEnd}, testUuid(), symbols);
   auto object = parse(image); // refers to `image`
   ASSERT_TRUE(object);
   std::vector<std::string> seen;
@@ -220,7 +254,7 @@ TEST(UnwindObject, SymbolTable) {
 }
 
 TEST(UnwindObject, NoSymbolTableWithoutSymbols) {
-  const std::string image = buildUnwindObject({kStart, kEnd}, testUuid());
+  const std::string image = buildUnwindObject(kX86_64, {kStart, kEnd}, testUuid());
   auto object = parse(image);
   ASSERT_TRUE(object);
   for (const llvm::object::SectionRef &section : object->sections()) {

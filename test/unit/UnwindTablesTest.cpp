@@ -267,7 +267,7 @@ TEST(UnwindTables, DebugObjectCarriesThemAsDebugFrame) {
   unwind.set(f, std::move(*frames));
   UuidBytes id{};
   llvm::Expected<std::string> image = buildDebugObject(
-      {start, end}, id, "jit", {{f, f + kV8CodeSize, "JS:*f"}, {f + 0x400, f + 0x500, "JS:^g"}},
+      kX86_64, {start, end}, id, "jit", {{f, f + kV8CodeSize, "JS:*f"}, {f + 0x400, f + 0x500, "JS:^g"}},
       LineTables(), unwind);
   ASSERT_TRUE(bool(image)) << llvm::toString(image.takeError());
   auto object = llvm::object::ObjectFile::createObjectFile(llvm::MemoryBufferRef(*image, "d.o"));

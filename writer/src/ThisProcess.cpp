@@ -7,6 +7,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "jitsym/arch/Architecture.h"
+
 namespace jitsym::writer {
 namespace {
 
@@ -65,15 +67,7 @@ uint32_t threadId() {
 
 void forgetThreadIdsAfterFork() { ++forkGeneration; }
 
-uint32_t elfMachine() {
-#if defined(__x86_64__)
-  return 62; // EM_X86_64
-#elif defined(__aarch64__)
-  return 183; // EM_AARCH64
-#else
-#error "jitsym writer: add this architecture's ELF e_machine"
-#endif
-}
+uint32_t elfMachine() { return hostArchitecture().elfMachine; }
 
 bool writtenBeforeThisProcess(int fd) {
   struct stat status {};

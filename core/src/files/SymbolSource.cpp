@@ -1,6 +1,7 @@
 // Whole-file loading for offline use.
 #include "jitsym/files/SymbolSource.h"
 
+#include "jitsym/arch/Architecture.h"
 #include "jitsym/symbols/JitdumpSymbols.h"
 #include "jitsym/files/PerfMapReader.h"
 #include "jitsym/symbols/TableSink.h"
@@ -39,7 +40,7 @@ llvm::Error appendJitdump(const std::string &path, LoadOptions options,
   loaded.entries += sink.loads;
   loaded.pendingBytes += stats->pendingBytes;
   if (reader.header())
-    loaded.architecture = architectureForElfMachine(reader.header()->elfMachine);
+    loaded.architecture = std::string(tripleArchOfElfMachine(reader.header()->elfMachine));
   return llvm::Error::success();
 }
 

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 
+#include "jitsym/arch/Architecture.h"
 #include "jitsym/base/HexText.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/BinaryFormat/ELF.h"
@@ -92,12 +93,8 @@ llvm::Error checkIdentification(llvm::StringRef bytes, const std::string &path) 
 }
 
 llvm::Expected<std::string> architectureOf(const ELFT::Ehdr &header, const std::string &path) {
-  switch (header.e_machine) {
-  case llvm::ELF::EM_X86_64:
-    return llvm::Triple::getArchTypeName(llvm::Triple::x86_64).str();
-  case llvm::ELF::EM_AARCH64:
-    return llvm::Triple::getArchTypeName(llvm::Triple::aarch64).str();
-  }
+  if (const Architecture *arch = architectureOfElfMachine(header.e_machine))
+    return std::string(arch->name);
   return failure(path, "a core for " +
                            llvm::ELF::convertEMachineToArchName(header.e_machine).str() +
                            " (e_machine " + std::to_string(header.e_machine) +

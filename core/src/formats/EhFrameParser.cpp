@@ -43,7 +43,9 @@ Error problem(uint64_t offset, const Twine &what) {
 
 // Checks that [at, end) decodes as a CFA program .debug_frame can carry as is.
 Error checkProgram(const Extractor &data, uint64_t at, uint64_t end, const Cie &cie) {
-  dwarf::CFIProgram program(cie.codeAlignment, cie.dataAlignment, Triple::x86_64);
+  // Decoding is the same for every architecture (only naming registers and
+  // printing differ).
+  dwarf::CFIProgram program(cie.codeAlignment, cie.dataAlignment, Triple::UnknownArch);
   Extractor bounded(data, end); // a program must not read past its entry
   uint64_t offset = at;
   if (Error err = program.parse(bounded, &offset, end))

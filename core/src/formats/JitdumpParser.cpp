@@ -298,30 +298,6 @@ std::optional<JitdumpHeader> parseJitdumpHeader(std::string_view bytes, std::str
   return header;
 }
 
-std::string architectureForElfMachine(uint32_t machine) {
-  switch (machine) {
-  case llvm::ELF::EM_X86_64:
-    return "x86_64";
-  case llvm::ELF::EM_386:
-    return "i386";
-  case llvm::ELF::EM_AARCH64:
-    return "aarch64";
-  case llvm::ELF::EM_ARM:
-    return "arm";
-  case llvm::ELF::EM_RISCV:
-    return "riscv64";
-  case llvm::ELF::EM_PPC64:
-    return "powerpc64le";
-  case llvm::ELF::EM_S390:
-    return "s390x";
-  case llvm::ELF::EM_LOONGARCH:
-    return "loongarch64";
-  case llvm::ELF::EM_MIPS:
-    return "mips64el";
-  }
-  return "";
-}
-
 JitdumpRecordParse parseJitdumpRecord(std::string_view bytes, bool byteSwapped) {
   JitdumpRecordParse parse;
   if (bytes.size() < kJitdumpRecordHeaderSize) {

@@ -254,7 +254,8 @@ Expected<std::vector<ElfSection>> buildDebugSections(const AddressRange &textRan
   return sections;
 }
 
-Expected<std::string> buildDebugObject(const AddressRange &textRange, const UuidBytes &buildId,
+Expected<std::string> buildDebugObject(const Architecture &arch, const AddressRange &textRange,
+                                       const UuidBytes &buildId,
                                        std::string_view unitName,
                                        const std::vector<DebugFunction> &functions,
                                        const LineTables &lines, const UnwindTables &unwind,
@@ -264,6 +265,7 @@ Expected<std::string> buildDebugObject(const AddressRange &textRange, const Uuid
   if (!debug)
     return debug.takeError();
   ElfImageSpec spec;
+  spec.machine = arch.elfMachine;
   spec.buildId = buildId;
   // No load segment: the module's object places the window. A symbol table
   // only when the object has one too (see the header); one here would take

@@ -107,7 +107,7 @@ std::string writeElfImage(const ElfImageSpec &spec) {
                                          ELF::ELFOSABI_GNU};
   w.bytes(ident, sizeof(ident));
   w.put<uint16_t>(ELF::ET_DYN);
-  w.put<uint16_t>(ELF::EM_X86_64);
+  w.put<uint16_t>(spec.machine);
   w.put<uint32_t>(ELF::EV_CURRENT);
   w.put<uint64_t>(0); // entry
   w.put<uint64_t>(phnum ? sizeof(ELF::Elf64_Ehdr) : 0);

@@ -120,6 +120,14 @@ llvm::Expected<ExportResult> exportRegions(const std::string &directory,
   if (std::error_code ec = llvm::sys::fs::create_directories(directory))
     return llvm::createStringError(ec, "%s: cannot create the directory: %s",
                                    directory.c_str(), ec.message().c_str());
+  // Objects are written for the triple's architecture (its machine, its
+  // frame-pointer rule).
+  const Architecture *arch = architectureOfTriple(request.triple);
+  if (!arch)
+    return llvm::createStringError(std::errc::invalid_argument,
+                                   "triple '%s': jitsym writes objects for x86_64 and aarch64 "
+                                   "code only",
+                                   request.triple.c_str());
   removePreviousExport(directory);
   ExportResult result;
   RegionPlanner planner(*request.table, request.space, request.claimed);
@@ -145,7 +153,7 @@ llvm::Expected<ExportResult> exportRegions(const std::string &directory,
     if (request.entries)
       framePointerCode = framePointerCodeOf(plan.section, plan.symbols, isData, request.entries);
     if (llvm::Error err = writeFileAtomically(
-            region.object, buildUnwindObject(plan.section, uuid, {}, {}, framePointerCode)))
+            region.object, buildUnwindObject(*arch, plan.section, uuid, {}, {}, framePointerCode)))
       return err;
 
     SymbolFileSpec spec;
@@ -161,7 +169,7 @@ llvm::Expected<ExportResult> exportRegions(const std::string &directory,
         debugFunctionsIn(*request.table, plan.section, lines, unwind, anyDebugInfo, isData);
     if (anyDebugInfo) {
       llvm::Expected<std::string> image = buildDebugObject(
-          plan.section, uuid, "jit", functions, lines, unwind, request.plausible);
+          *arch, plan.section, uuid, "jit", functions, lines, unwind, request.plausible);
       if (!image)
         return image.takeError();
       region.debug = regionDirectory + "/" + RegionFiles::debug();

@@ -12,32 +12,32 @@ namespace {
 
 using namespace llvm;
 
-constexpr uint8_t kRegRbp = 6;  // DWARF register numbers, x86-64 psABI
-constexpr uint8_t kRegRip = 16; // return address column
 constexpr uint64_t kFdeLead = 16;
 
 using Writer = LittleEndianWriter;
 
-std::string buildEhFrame(const AddressRange &text, const std::vector<AddressRange> &ranges) {
+std::string buildEhFrame(const Architecture &arch, const AddressRange &text,
+                         const std::vector<AddressRange> &ranges) {
   std::string data;
   Writer w(data);
   cfiRecord(w, [&](size_t) {
     w.put<uint32_t>(0);          // CIE id
     w.put<uint8_t>(1);           // version
     w.bytes("zR", 3);            // augmentation, NUL included
-    w.uleb(1);                   // code alignment
-    w.sleb(-8);                  // data alignment
-    w.uleb(kRegRip);             // return address register
+    w.uleb(arch.codeAlignment);
+    w.sleb(arch.dataAlignment);
+    w.uleb(arch.returnAddressRegister);
     w.uleb(1);                   // augmentation data length
     w.put<uint8_t>(dwarf::DW_EH_PE_absptr); // FDE pointer encoding
-    // The frame-pointer rule: CFA = rbp + 16, rip at CFA-8, rbp at CFA-16.
+    // The frame-pointer rule (x86-64: CFA = rbp + 16, rip at CFA-8, rbp at
+    // CFA-16; aarch64: x29 and x30 alike), offsets in data-alignment units.
     w.put<uint8_t>(dwarf::DW_CFA_def_cfa);
-    w.uleb(kRegRbp);
-    w.uleb(16);
-    w.put<uint8_t>(dwarf::DW_CFA_offset | kRegRip);
-    w.uleb(1);
-    w.put<uint8_t>(dwarf::DW_CFA_offset | kRegRbp);
-    w.uleb(2);
+    w.uleb(arch.framePointerRegister);
+    w.uleb(arch.cfaOffset);
+    w.put<uint8_t>(dwarf::DW_CFA_offset | arch.returnAddressRegister);
+    w.uleb(8 / -arch.dataAlignment);
+    w.put<uint8_t>(dwarf::DW_CFA_offset | arch.framePointerRegister);
+    w.uleb(16 / -arch.dataAlignment);
   });
   // One FDE per range of code that keeps a frame pointer; the code between
   // has none, so LLDB analyses its instructions. An FDE that starts inside
@@ -63,11 +63,13 @@ std::string buildEhFrame(const AddressRange &text, const std::vector<AddressRang
 
 } // namespace
 
-std::string buildUnwindObject(const AddressRange &text, const UuidBytes &buildId,
+std::string buildUnwindObject(const Architecture &arch, const AddressRange &text,
+                              const UuidBytes &buildId,
                               std::vector<LldbSymbol> symbols,
                               std::vector<ElfSection> debugSections,
                               std::optional<std::vector<AddressRange>> framePointerCode) {
   ElfImageSpec spec;
+  spec.machine = arch.elfMachine;
   spec.symbols = std::move(symbols);
   spec.buildId = buildId;
   spec.loadSegment = text;
@@ -77,7 +79,7 @@ std::string buildUnwindObject(const AddressRange &text, const UuidBytes &buildId
   ElfSection ehFrame;
   ehFrame.name = ".eh_frame";
   ehFrame.type = ELF::SHT_PROGBITS;
-  ehFrame.bytes = buildEhFrame(text, framePointerCode ? *framePointerCode
+  ehFrame.bytes = buildEhFrame(arch, text, framePointerCode ? *framePointerCode
                                                          : std::vector<AddressRange>{text});
   ehFrame.alignment = 8;
   spec.sections.push_back(std::move(ehFrame));

@@ -6,7 +6,6 @@
 
 #include "jitsym/formats/JitdumpFormat.h"
 #include "jitsym/formats/JitdumpParser.h"
-#include "llvm/BinaryFormat/ELF.h"
 
 namespace jitsym {
 
@@ -14,7 +13,8 @@ JitdumpEntries JitdumpEntries::read(std::string_view file) {
   JitdumpEntries result;
   std::string error;
   const std::optional<JitdumpHeader> header = parseJitdumpHeader(file, error);
-  if (!header || header->elfMachine != llvm::ELF::EM_X86_64)
+  const Architecture *arch = header ? architectureOfElfMachine(header->elfMachine) : nullptr;
+  if (!arch)
     return result;
   for (uint64_t offset = header->headerSize;
        offset < file.size() && file.size() - offset >= kJitdumpRecordHeaderSize;) {
@@ -32,7 +32,7 @@ JitdumpEntries JitdumpEntries::read(std::string_view file) {
           const uint64_t take = std::min<uint64_t>(
               {load->codeSize, record.size - load->codeOffset, kFramePointerProbeBytes});
           const std::string_view code = file.substr(offset + load->codeOffset, take);
-          result.entries_[load->codeAddress] = framePointerAtEntry(llvm::ArrayRef(
+          result.entries_[load->codeAddress] = framePointerAtEntry(*arch, llvm::ArrayRef(
               reinterpret_cast<const uint8_t *>(code.data()), code.size()));
         }
       } else if (const auto *move = std::get_if<JitCodeMove>(&record.body)) {

@@ -34,9 +34,6 @@ struct JitdumpHeader {
 // more bytes are needed (the writer has not finished the header).
 std::optional<JitdumpHeader> parseJitdumpHeader(std::string_view bytes, std::string &error);
 
-// The LLVM triple architecture for an ELF e_machine ("x86_64", "aarch64", ...);
-// empty when unknown.
-std::string architectureForElfMachine(uint32_t machine);
 
 struct JitCodeLoad {
   uint32_t pid = 0, tid = 0;

@@ -12,6 +12,8 @@
 
 #include <cstdint>
 #include <string>
+
+#include "jitsym/arch/Architecture.h"
 #include <string_view>
 #include <vector>
 
@@ -62,7 +64,8 @@ llvm::Expected<std::vector<ElfSection>> buildDebugSections(
 // its .symtab: all of them again, in this file's .symtab. Once this file is
 // the module's symbol file, LLDB takes the module's sections from it (the
 // object's .symtab among them is gone) and may read the symbol table anew.
-llvm::Expected<std::string> buildDebugObject(const AddressRange &text, const UuidBytes &buildId,
+llvm::Expected<std::string> buildDebugObject(const Architecture &arch, const AddressRange &text,
+                                             const UuidBytes &buildId,
                                              std::string_view unitName,
                                              const std::vector<DebugFunction> &functions,
                                              const LineTables &lines,

@@ -29,6 +29,7 @@ struct ElfSection {
 };
 
 struct ElfImageSpec {
+  uint16_t machine = 0;                   // e_machine (jitsym/arch/Architecture.h)
   UuidBytes buildId{};                    // written as .note.gnu.build-id
   std::optional<AddressRange> loadSegment; // one PT_LOAD with no file bytes
   std::vector<ElfSection> sections;

@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "jitsym/arch/Architecture.h"
 #include "jitsym/objects/ElfImage.h"
 #include "jitsym/objects/LldbSymbols.h"
 
@@ -25,7 +26,7 @@
 
 namespace jitsym {
 
-// Returns the ELF image (x86-64 only; the caller checks the architecture).
+// Returns the ELF image for `arch`'s code (its machine and frame-pointer rule).
 // With `symbols`, the image carries them in its .symtab: LLDB resolves a
 // breakpoint in a module from its object's own symbols as the module is added,
 // which it does not for symbols of a JSON file added after it. With
@@ -33,7 +34,8 @@ namespace jitsym {
 // file-and-line breakpoint resolves in it as it is added. `framePointerCode`:
 // the code that gets the frame-pointer rule (framePointerRanges); none: all
 // of `text` (nothing is known of its code).
-std::string buildUnwindObject(const AddressRange &text, const UuidBytes &buildId,
+std::string buildUnwindObject(const Architecture &arch, const AddressRange &text,
+                              const UuidBytes &buildId,
                               std::vector<LldbSymbol> symbols = {},
                               std::vector<ElfSection> debugSections = {},
                               std::optional<std::vector<AddressRange>> framePointerCode = {});

@@ -10,6 +10,7 @@
 #include <functional>
 #include <vector>
 
+#include "jitsym/arch/Architecture.h"
 #include "jitsym/plan/Regions.h"
 #include "jitsym/symbols/SymbolTable.h"
 #include "llvm/ADT/ArrayRef.h"
@@ -23,20 +24,22 @@ enum class FramePointer {
            // rule, what LLDB uses for code it knows nothing about
 };
 
-// x86-64, from the function's first bytes, decoded with LLVM's disassembler
-// along the path from the start: Kept when `push rbp; mov rbp, rsp` comes
-// first (conditional branches and instructions that move neither rsp nor
-// rbp may come before: V8's optimized code checks whether it was deoptimized
-// before it builds its frame). NotKept on evidence of another frame: rsp
-// moved otherwise (`sub rsp, N`: Mono), rbp written, `push rbp` not followed
-// by `mov rbp, rsp` (HotSpot without -XX:+PreserveFramePointer), or other
-// registers pushed before (rbp+16 is then not the return address). Unknown
-// otherwise: a call, jump or return first (V8's baseline code calls its
-// prologue; HotSpot's code can start with a jump patched in; the symbol of
-// HotSpot's interpreter starts with data), bytes that do not decode, or 64
-// bytes with none of these. Pure: the caller reads the bytes (a jitdump
-// record's code, or the process's memory).
-FramePointer framePointerAtEntry(llvm::ArrayRef<uint8_t> code);
+// From the function's first bytes, decoded with LLVM's disassembler for
+// `arch` along the path from the start. Kept when the frame-pointer prologue
+// comes first (x86-64: `push rbp; mov rbp, rsp`; aarch64: `stp x29, x30,
+// [sp, #-N]!; mov x29, sp`), after conditional branches, hints and
+// instructions that move neither the stack nor the frame pointer (V8's
+// optimized code checks whether it was deoptimized before it builds its
+// frame). NotKept on evidence of another frame: the stack pointer moved
+// otherwise (`sub rsp, N`: Mono; `sub sp, sp, #N`), the frame pointer
+// written, the frame-pointer push not followed by its move (HotSpot without
+// -XX:+PreserveFramePointer), or (x86-64) other registers pushed before (rbp+16
+// is then not the return address). Unknown otherwise: a call, jump or return
+// first (V8's baseline code calls its prologue; HotSpot's code can start with
+// a jump patched in; the symbol of HotSpot's interpreter starts with data),
+// bytes that do not decode, or 64 bytes with none of these. Pure: the caller
+// reads the bytes (a jitdump record's code, or the process's memory).
+FramePointer framePointerAtEntry(const Architecture &arch, llvm::ArrayRef<uint8_t> code);
 
 // How many bytes framePointerAtEntry looks at, at most.
 constexpr size_t kFramePointerProbeBytes = 64;

@@ -16,8 +16,8 @@ class JitdumpEntries {
 public:
   // Reads `file`, a whole jitdump: the last CODE_LOAD at an address speaks
   // for it, and CODE_MOVE carries what it said along. Pure; a malformed or
-  // cut-off file gives what its records before that said; a file of another
-  // architecture than x86-64 gives nothing.
+  // cut-off file gives what its records before that said; a file of an
+  // architecture jitsym does not know (jitsym/arch) gives nothing.
   static JitdumpEntries read(std::string_view file);
 
   // The function at `start`; Unknown if no CODE_LOAD put code there.

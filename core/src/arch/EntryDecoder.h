@@ -1,0 +1,17 @@
+// How a function entry keeps a frame pointer, per architecture (the x86-64
+// and aarch64 prologues, FramePointer.h says what each answer means),
+// decoded with LLVM's disassemblers (the ones LLDB uses).
+#pragma once
+
+#include <cstdint>
+
+#include "jitsym/arch/Architecture.h"
+#include "jitsym/plan/FramePointer.h"
+#include "llvm/ADT/ArrayRef.h"
+
+namespace jitsym {
+
+FramePointer x86_64EntryRule(llvm::ArrayRef<uint8_t> code);
+FramePointer aarch64EntryRule(llvm::ArrayRef<uint8_t> code);
+
+} // namespace jitsym
