@@ -192,6 +192,40 @@ TEST(PerfMapReader, TruncationIsARewrite) {
   EXPECT_EQ(reader.linesRead(), 1u);
 }
 
+TEST(PerfMapReader, RewriteDuringTheReadIsCaughtAtItsEnd) {
+  // The race HotSpot's `jcmd Compiler.perfmap` and a busy writer make: the
+  // file passes the open's check, then is truncated and written again past
+  // the old end before the new bytes are read. Those bytes are the new
+  // content's: the read starts over, and only the new content is kept.
+  TempDir dir;
+  std::string path = dir.file("perf-6.map");
+  writeFile(path, lines(0, 50));
+  PerfMapReader reader(path);
+  struct RewritingSink : Recorder {
+    std::string path, rewrite;
+    char *beginRead(uint64_t bytes) override {
+      if (!rewrite.empty())
+        writeFile(path, std::exchange(rewrite, std::string()));
+      return PerfMapSink::beginRead(bytes);
+    }
+  } sink;
+  sink.path = path;
+  ASSERT_TRUE(bool(reader.read(sink)));
+  appendFile(path, lines(50, 60));
+  std::string fresh;
+  for (int i = 0; i < 80; ++i)
+    fresh += std::to_string(0x9000 + i * 16) + " 10 gen1_" + std::to_string(i) + "\n";
+  sink.rewrite = fresh; // written between the open and the read
+  auto stats = reader.read(sink);
+  ASSERT_TRUE(bool(stats));
+  EXPECT_TRUE(stats->rewritten);
+  EXPECT_EQ(sink.rewrites, 1);
+  ASSERT_EQ(sink.entries.size(), 80u);
+  for (const auto &entry : sink.entries)
+    EXPECT_EQ(entry.second.rfind("gen1_", 0), 0u) << entry.second;
+  EXPECT_EQ(reader.offset(), fresh.size());
+}
+
 TEST(PerfMapReader, TruncationToEmpty) {
   TempDir dir;
   std::string path = dir.file("perf-5e.map");

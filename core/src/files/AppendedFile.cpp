@@ -114,11 +114,15 @@ bool AppendedFile::contentWasReplaced(int fd, const struct stat &st, uint64_t co
   if (size == statSize_ && (st.st_mtim.tv_sec != statTime_.tv_sec ||
                             st.st_mtim.tv_nsec != statTime_.tv_nsec))
     return true;
+  return !stillHolds(fd);
+}
+
+bool AppendedFile::stillHolds(int fd) const {
   std::string bytes;
   for (const Sample &sample : samples_)
     if (!preadExact(fd, sample.offset, sample.bytes.size(), bytes) || bytes != sample.bytes)
-      return true;
-  return false;
+      return false;
+  return true;
 }
 
 // The first and last bytes, and bytes spread evenly between them, so a rewrite

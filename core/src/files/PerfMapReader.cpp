@@ -39,6 +39,23 @@ PerfMapReader::PerfMapReader(std::string path, TrustPolicy trust)
     : file_(std::move(path), trust) {}
 
 llvm::Expected<ReadStats> PerfMapReader::read(PerfMapSink &sink, const InterruptCheck &interrupt) {
+  llvm::Expected<ReadStats> stats = readOnce(sink, interrupt);
+  // Rewritten while the new bytes were read (truncated, then written from
+  // the start again past where the last read ended): those bytes belong to
+  // the new content, not after the old. Read it all again, once.
+  if (stats && stats->rewrittenDuringRead) {
+    sink.onRewrite();
+    offset_ = 0;
+    nextLine_ = 1;
+    stats = readOnce(sink, interrupt);
+    if (stats)
+      stats->rewritten = true;
+  }
+  return stats;
+}
+
+llvm::Expected<ReadStats> PerfMapReader::readOnce(PerfMapSink &sink,
+                                                  const InterruptCheck &interrupt) {
   llvm::Expected<AppendedFile::Opened> opened = file_.open(offset_, /*keepIfEmptied=*/true);
   if (!opened)
     return opened.takeError();
@@ -101,6 +118,10 @@ llvm::Expected<ReadStats> PerfMapReader::read(PerfMapSink &sink, const Interrupt
   }
   stats.pendingBytes = (twoParts ? second : first).pendingBytes;
   stats.interrupted = first.interrupted || (twoParts && second.interrupted);
+  if (newBytes > 0 && !stats.rewritten && !file_.stillHolds(fd)) {
+    stats.rewrittenDuringRead = true;
+    return stats;
+  }
   file_.remember(fd, offset_);
   return stats;
 }

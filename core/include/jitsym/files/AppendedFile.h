@@ -46,6 +46,10 @@ public:
   llvm::Expected<Opened> open(uint64_t consumed, bool keepIfEmptied = false);
   // Samples the first `consumed` bytes, to recognise them at the next open.
   void remember(int fd, uint64_t consumed);
+  // Whether the bytes remembered last are still there: false when the file
+  // was rewritten since (also during a read that took bytes appended to the
+  // new content for bytes appended to the old).
+  bool stillHolds(int fd) const;
 
   const std::string &path() const { return path_; }
   // "PATH: what" as an error.

@@ -27,6 +27,9 @@ struct ReadStats {
   uint64_t malformed = 0;
   uint64_t pendingBytes = 0;    // an unterminated last line waiting for its newline
   bool interrupted = false;     // stopped early; the next read goes on from there
+  // (PerfMapReader's own) the file was rewritten while this read took bytes
+  // past the old end: they are the new content's, read again from the start
+  bool rewrittenDuringRead = false;
 };
 
 class PerfMapSink {
@@ -80,6 +83,9 @@ public:
   uint64_t linesRead() const { return nextLine_ - 1; }
 
 private:
+  // One read of what is new, without the second try after a rewrite found
+  // at its end.
+  llvm::Expected<ReadStats> readOnce(PerfMapSink &sink, const InterruptCheck &interrupt);
   struct Part; // what reading one byte range yielded
   Part readPart(int fd, uint64_t begin, uint64_t end, char *into, uint64_t firstLine,
                 PerfMapSink &sink, const InterruptCheck &interrupt) const;
