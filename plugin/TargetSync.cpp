@@ -197,10 +197,12 @@ llvm::Expected<SyncReport> TargetSync::syncWith(lldb::SBDebugger &debugger,
     report.note = "no stopped process";
     return report;
   }
-  const uint64_t pid = process.GetProcessID();
   std::optional<ProcessIdentity> identity = sideOf(debugger, process).identify(process);
   if (!identity)
-    return ended(pid);
+    return ended(process.GetProcessID());
+  // The side's PID: the one the runtime names its files after (under
+  // qemu-user not LLDB's, ProcessSide.h).
+  const uint64_t pid = identity->pid;
   if (process_ && *process_ == *identity && process.GetStopID() != execStopId_ &&
       process.GetSelectedThread().GetStopReason() == lldb::eStopReasonExec)
     if (llvm::Error err = handleExec(debugger, process, *identity))

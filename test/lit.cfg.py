@@ -132,6 +132,14 @@ if os.access("/proc/sys/kernel/ns_last_pid", os.W_OK):
 # Debian packages are made (cpack) and read (dpkg-deb) here.
 if shutil.which("cpack") and shutil.which("dpkg-deb") and shutil.which("apt-get"):
     config.available_features.add("debian-packaging")
+# aarch64 programs debugged from this machine through LLDB's qemu-user platform.
+tinyjit_aarch64 = os.path.join(config.jitsym_build_dir, "bin", "aarch64", "tinyjit")
+qemu_aarch64 = shutil.which("qemu-aarch64")
+if qemu_aarch64 and os.path.exists(tinyjit_aarch64):
+    config.available_features.add("aarch64-qemu")
+    # before %tinyjit, which begins it
+    config.substitutions.insert(0, ("%tinyjit_aarch64", tinyjit_aarch64))
+    config.substitutions.append(("%qemu_aarch64", qemu_aarch64))
 if shutil.which("gdb") and shutil.which("gcore"):
     config.available_features.add("gdb")
 if shutil.which("node"):

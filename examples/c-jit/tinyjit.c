@@ -1,18 +1,19 @@
 /*
- * tinyjit.c - a tiny x86-64 JIT used to exercise jitsym.
+ * tinyjit.c - a tiny x86-64 and aarch64 JIT used to exercise jitsym.
  *
  * It emits real machine code into an anonymous mmap'd region, records every
  * function in a perf map (/tmp/perf-<pid>.map), and calls into the generated
  * code so that a debugger stopped in jit_probe() sees JIT frames between
  * jit_probe and main.  See README.md for the full output contract.
  *
- * Linux x86-64 only; libc only.
+ * Linux on x86-64 or aarch64; libc only.
  * Build: cc -O0 -g -o tinyjit tinyjit.c
+ *        (aarch64: aarch64-linux-gnu-gcc -O0 -g -static -o tinyjit tinyjit.c)
  */
 #define _GNU_SOURCE
 
-#if !defined(__x86_64__) || !defined(__linux__)
-#error "tinyjit only supports Linux on x86-64"
+#if !(defined(__x86_64__) || defined(__aarch64__)) || !defined(__linux__)
+#error "tinyjit supports Linux on x86-64 and aarch64"
 #endif
 
 #include <errno.h>
@@ -107,7 +108,8 @@ static void usage(FILE *out)
             "  --map-call C    append each map line with write (default), writev (name\n"
             "                  and newline apart), pwrite or pwritev (at the map's end)\n"
             "  --frameless-from N  phase N and later compile code that keeps no frame\n"
-            "                  pointer (sub rsp, 8 first; rbp untouched), as Mono's does\n",
+            "                  pointer (x86-64: sub rsp, 8 first, rbp untouched, as Mono's\n"
+            "                  does; aarch64: str x30, [sp, #-16]!, x29 untouched)\n",
             MAX_PHASES);
 }
 
@@ -212,6 +214,11 @@ static void emit_le(struct emitter *e, uint64_t v, int nbytes)
         emit_u8(e, (unsigned)((v >> (8 * i)) & 0xff));
 }
 
+#if defined(__x86_64__)
+
+/* Filler that traps if run: int3. */
+static void fill_traps(unsigned char *p, size_t n) { memset(p, 0xcc, n); }
+
 static void emit_prologue(struct emitter *e)
 {
     emit_u8(e, 0x55);                               /* push rbp      */
@@ -243,6 +250,100 @@ static void emit_call_abs(struct emitter *e, uintptr_t target)
     emit_le(e, (uint64_t)target, 8);
     emit_u8(e, 0xff); emit_u8(e, 0xd0);             /* call rax       */
 }
+
+/* The first argument: mov edi, imm32. */
+static void emit_first_argument(struct emitter *e, uint32_t value)
+{
+    emit_u8(e, 0xbf);
+    emit_le(e, value, 4);
+}
+
+/* A different-looking leaf (for the slot-reuse phase):
+ *   push rbp; mov rbp,rsp; sub rsp,16; mov dword [rbp-4],phase;
+ *   mov edi,[rbp-4]; mov rax,jit_probe; call rax; add rsp,16; pop rbp; ret */
+static void emit_reused_leaf(struct emitter *e, uint32_t phase)
+{
+    emit_prologue(e);
+    emit_u8(e, 0x48); emit_u8(e, 0x83); emit_u8(e, 0xec); emit_u8(e, 0x10);
+    emit_u8(e, 0xc7); emit_u8(e, 0x45); emit_u8(e, 0xfc);
+    emit_le(e, phase, 4);
+    emit_u8(e, 0x8b); emit_u8(e, 0x7d); emit_u8(e, 0xfc);
+    emit_call_abs(e, (uintptr_t)&jit_probe);
+    emit_u8(e, 0x48); emit_u8(e, 0x83); emit_u8(e, 0xc4); emit_u8(e, 0x10);
+    emit_epilogue(e);
+}
+
+#else /* __aarch64__: fixed 4-byte instructions */
+
+static void emit_insn(struct emitter *e, uint32_t insn) { emit_le(e, insn, 4); }
+
+/* Filler that traps if run: brk #0. */
+static void fill_traps(unsigned char *p, size_t n)
+{
+    for (size_t i = 0; i + 4 <= n; i += 4) {
+        const uint32_t brk = 0xd4200000;
+        memcpy(p + i, &brk, 4);
+    }
+}
+
+static void emit_prologue(struct emitter *e)
+{
+    emit_insn(e, 0xa9bf7bfd);                       /* stp x29, x30, [sp, #-16]! */
+    emit_insn(e, 0x910003fd);                       /* mov x29, sp               */
+}
+
+static void emit_epilogue(struct emitter *e)
+{
+    emit_insn(e, 0xa8c17bfd);                       /* ldp x29, x30, [sp], #16   */
+    emit_insn(e, 0xd65f03c0);                       /* ret                       */
+}
+
+/* Code that keeps no frame pointer: the link register saved alone
+   (str x30, [sp, #-16]!) ... ldr x30, [sp], #16; ret. x29 stays the caller's. */
+static void emit_frameless_prologue(struct emitter *e)
+{
+    emit_insn(e, 0xf81f0ffe);
+}
+
+static void emit_frameless_epilogue(struct emitter *e)
+{
+    emit_insn(e, 0xf84107fe);
+    emit_insn(e, 0xd65f03c0);
+}
+
+/* movz/movk x16 with the address, then blr x16. */
+static void emit_call_abs(struct emitter *e, uintptr_t target)
+{
+    uint64_t t = (uint64_t)target;
+    emit_insn(e, 0xd2800010 | (uint32_t)((t & 0xffff) << 5));
+    for (uint32_t hw = 1; hw < 4; hw++)
+        emit_insn(e, 0xf2800010 | (hw << 21) | (uint32_t)(((t >> (16 * hw)) & 0xffff) << 5));
+    emit_insn(e, 0xd63f0200);
+}
+
+/* The first argument: movz w0, #value (16 bits are enough for a phase). */
+static void emit_first_argument(struct emitter *e, uint32_t value)
+{
+    emit_insn(e, 0x52800000 | ((value & 0xffff) << 5));
+}
+
+/* A different-looking leaf (for the slot-reuse phase):
+ *   stp x29, x30, [sp, #-32]!; mov x29, sp; movz w0, #phase;
+ *   str w0, [x29, #28]; ldr w0, [x29, #28]; (call jit_probe);
+ *   ldp x29, x30, [sp], #32; ret */
+static void emit_reused_leaf(struct emitter *e, uint32_t phase)
+{
+    emit_insn(e, 0xa9be7bfd);
+    emit_insn(e, 0x910003fd);
+    emit_first_argument(e, phase);
+    emit_insn(e, 0xb9001fa0);
+    emit_insn(e, 0xb9401fa0);
+    emit_call_abs(e, (uintptr_t)&jit_probe);
+    emit_insn(e, 0xa8c27bfd);
+    emit_insn(e, 0xd65f03c0);
+}
+
+#endif
 
 /* --split-runs: a page of a file mapped at SPLIT_FILE_PAGE cuts the region in
    two runs of anonymous memory in one 1 MiB window; the slots of phase 2 and
@@ -309,7 +410,7 @@ static unsigned char *map_split_region(void)
 static struct emitter slot_begin(int slot)
 {
     struct emitter e = { slot_addr(slot), 0, SLOT_SIZE };
-    memset(e.p, 0xcc, SLOT_SIZE); /* int3 filler, also wipes old code */
+    fill_traps(e.p, SLOT_SIZE); /* also wipes old code */
     return e;
 }
 
@@ -339,8 +440,7 @@ static size_t compile_probe_leaf(int slot, int phase, int frameless)
         emit_frameless_prologue(&e);
     else
         emit_prologue(&e);
-    emit_u8(&e, 0xbf);                              /* mov edi, imm32 */
-    emit_le(&e, (uint32_t)phase, 4);
+    emit_first_argument(&e, (uint32_t)phase);
     emit_call_abs(&e, (uintptr_t)&jit_probe);
     if (frameless)
         emit_frameless_epilogue(&e);
@@ -349,20 +449,11 @@ static size_t compile_probe_leaf(int slot, int phase, int frameless)
     return e.len;
 }
 
-/* A different-looking leaf (for the slot-reuse phase):
- *   push rbp; mov rbp,rsp; sub rsp,16; mov dword [rbp-4],phase;
- *   mov edi,[rbp-4]; mov rax,jit_probe; call rax; add rsp,16; pop rbp; ret */
+/* A different-looking leaf (for the slot-reuse phase): emit_reused_leaf. */
 static size_t compile_reused_leaf(int slot, int phase)
 {
     struct emitter e = slot_begin(slot);
-    emit_prologue(&e);
-    emit_u8(&e, 0x48); emit_u8(&e, 0x83); emit_u8(&e, 0xec); emit_u8(&e, 0x10);
-    emit_u8(&e, 0xc7); emit_u8(&e, 0x45); emit_u8(&e, 0xfc);
-    emit_le(&e, (uint32_t)phase, 4);
-    emit_u8(&e, 0x8b); emit_u8(&e, 0x7d); emit_u8(&e, 0xfc);
-    emit_call_abs(&e, (uintptr_t)&jit_probe);
-    emit_u8(&e, 0x48); emit_u8(&e, 0x83); emit_u8(&e, 0xc4); emit_u8(&e, 0x10);
-    emit_epilogue(&e);
+    emit_reused_leaf(&e, (uint32_t)phase);
     return e.len;
 }
 
@@ -381,13 +472,13 @@ static void emit_bulk(long n)
                 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (bulk == MAP_FAILED)
         die("mmap bulk region");
-    memset(bulk, 0xcc, size);
+    fill_traps(bulk, size);
     for (long i = 0; i < n; i++) {
         struct emitter e = { bulk + (size_t)i * opt.bulk_stride, 0, BULK_FN_SIZE };
         emit_prologue(&e);
         emit_epilogue(&e);
-        while (e.len < BULK_FN_SIZE)
-            emit_u8(&e, 0xcc);                      /* pad with int3 */
+        fill_traps(e.p + e.len, BULK_FN_SIZE - e.len); /* the rest traps */
+        e.len = BULK_FN_SIZE;
     }
     __builtin___clear_cache((char *)bulk, (char *)bulk + size);
     if (mprotect(bulk, size, PROT_READ | PROT_EXEC) != 0)
@@ -583,14 +674,14 @@ int main(int argc, char **argv)
 
     if (opt.split_runs) {
         region = map_split_region();
-        memset(region, 0xcc, SPLIT_FILE_PAGE);
-        memset(region + SPLIT_SECOND_RUN, 0xcc, REGION_SIZE - SPLIT_SECOND_RUN);
+        fill_traps(region, SPLIT_FILE_PAGE);
+        fill_traps(region + SPLIT_SECOND_RUN, REGION_SIZE - SPLIT_SECOND_RUN);
     } else {
         region = mmap(NULL, REGION_SIZE, PROT_READ | PROT_WRITE,
                       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
         if (region == MAP_FAILED)
             die("mmap code region");
-        memset(region, 0xcc, REGION_SIZE);
+        fill_traps(region, REGION_SIZE);
     }
     region_executable();
 

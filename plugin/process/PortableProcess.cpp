@@ -12,9 +12,22 @@ namespace {
 
 class PortableProcess : public ProcessSide {
 public:
-  explicit PortableProcess(lldb::SBTarget &target) : target_(target) {}
+  PortableProcess(lldb::SBTarget &target, bool emulated) : target_(target), emulated_(emulated) {}
 
-  std::string kind() const override { return "portable (SB API only)"; }
+  std::string kind() const override {
+    return emulated_ ? "portable (SB API only), emulated by qemu-user" : "portable (SB API only)";
+  }
+  std::optional<ProcessIdentity> identify(lldb::SBProcess &process) override {
+    ProcessIdentity identity{process.GetProcessID(), process.GetUniqueID()};
+    // qemu's gdbstub says 1; the guest's getpid() is its main thread's id.
+    if (emulated_) {
+      lldb::SBThread main = process.GetThreadAtIndex(0);
+      if (!main.IsValid())
+        return std::nullopt;
+      identity.pid = main.GetThreadID();
+    }
+    return identity;
+  }
   std::vector<Mapping> memoryMap(lldb::SBProcess &process) override {
     return memoryMapFromLLDB(process);
   }
@@ -50,12 +63,13 @@ public:
 
 private:
   lldb::SBTarget target_;
+  bool emulated_;
 };
 
 } // namespace
 
-std::unique_ptr<ProcessSide> makePortableProcess(lldb::SBTarget &target) {
-  return std::make_unique<PortableProcess>(target);
+std::unique_ptr<ProcessSide> makePortableProcess(lldb::SBTarget &target, bool emulated) {
+  return std::make_unique<PortableProcess>(target, emulated);
 }
 
 } // namespace jitsym::plugin

@@ -24,10 +24,14 @@ std::unique_ptr<ProcessSide> chooseProcessSide(lldb::SBDebugger &debugger, lldb:
   const std::string name = platform.IsValid() && platform.GetName() ? platform.GetName() : "";
   if (name == "host")
     return portable ? makePortableProcess(target) : makeLocalProcess(target);
+  // qemu-user runs the program on this machine, but answers as a gdbstub:
+  // no /proc of the guest, no memory regions; what the SB API gives.
+  if (name == "qemu-user")
+    return makePortableProcess(target, /*emulated=*/true);
   if (platform.IsValid() && platform.IsConnected())
     return makeRemoteProcess(debugger, target);
   // A platform that answers neither like this machine nor through a
-  // connection (qemu-user): what the SB API gives.
+  // connection: what the SB API gives.
   return makePortableProcess(target);
 }
 

@@ -173,7 +173,10 @@ std::unique_ptr<ProcessSide> chooseProcessSide(lldb::SBDebugger &debugger, lldb:
 std::unique_ptr<ProcessSide> makeLocalProcess(lldb::SBTarget &target);
 std::unique_ptr<ProcessSide> makeRemoteProcess(lldb::SBDebugger &debugger, lldb::SBTarget &target);
 std::unique_ptr<ProcessSide> makeCoreProcess(lldb::SBTarget &target);
-std::unique_ptr<ProcessSide> makePortableProcess(lldb::SBTarget &target);
+// `emulated`: the process runs under qemu-user, whose gdbstub calls every
+// process 1; its PID (the one it names its perf map and jitdump after) is
+// the host's PID of the qemu process, which is its main thread's id.
+std::unique_ptr<ProcessSide> makePortableProcess(lldb::SBTarget &target, bool emulated = false);
 
 // LLDB's own memory map of a process (remote targets, minidumps, portable).
 std::vector<Mapping> memoryMapFromLLDB(lldb::SBProcess &process);
