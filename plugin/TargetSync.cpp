@@ -146,9 +146,12 @@ TargetSync::syncBeforeWrite(lldb::SBDebugger &debugger, lldb::SBThread &thread,
   ProcessSide &side = sideOf(debugger, process);
   if (!side.seesDescriptors())
     return std::nullopt;
+  std::optional<ProcessIdentity> identity = side.identify(process);
+  if (!identity)
+    return std::nullopt;
   std::optional<std::string> map = sources_.mapPath();
   if (!map)
-    map = side.findPerfMap(process.GetProcessID(), false).path;
+    map = side.findPerfMap(identity->pid, false).path;
   std::optional<PendingWrite> write =
       side.pendingWrite(process, thread, map, sources_.dumpPath());
   if (!write)

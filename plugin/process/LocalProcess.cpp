@@ -7,17 +7,11 @@
 #include <algorithm>
 
 #include "CompileWatch.h"
+#include "process/DescriptorWrites.h"
 #include "process/StdioBuffer.h"
 
 namespace jitsym::plugin {
 namespace {
-
-std::optional<uint64_t> fileSize(const std::string &path) {
-  struct stat st;
-  if (::stat(path.c_str(), &st) != 0)
-    return std::nullopt;
-  return static_cast<uint64_t>(st.st_size);
-}
 
 class LocalProcess : public ProcessSide {
 public:
@@ -127,31 +121,9 @@ public:
     if (!call)
       return std::nullopt;
     const uint64_t pid = process.GetProcessID();
-    PendingWrite write;
-    if (mapPath && descriptorIsFile(pid, call->fd, *mapPath))
-      write.to = PendingWrite::To::PerfMap;
-    else if (dumpPath ? descriptorIsFile(pid, call->fd, *dumpPath)
-                      : descriptorIsJitdump(pid, call->fd))
-      write.to = PendingWrite::To::Jitdump;
-    else
-      return std::nullopt;
-    if (call->buffered) {
-      // Into the FILE's buffer: after what it holds, which follows the file.
-      write.bytes = stdio_.unflushed(target_, process, {call->fd}) + call->bytes(process);
-      return write;
-    }
-    // The bytes follow the file's end only if they land there; otherwise the
-    // file alone is read.
-    std::optional<DescriptorPosition> position = readDescriptorPosition(pid, call->fd);
-    std::optional<uint64_t> size =
-        fileSize("/proc/" + std::to_string(pid) + "/fd/" + std::to_string(call->fd));
-    if (!position || !size)
-      return write;
-    const bool atEnd = call->offset ? *call->offset == *size
-                                    : position->appends || position->offset == *size;
-    if (atEnd)
-      write.bytes = call->bytes(process);
-    return write;
+    return writeToSources(pid, process, *call, mapPath, dumpPath, [&] {
+      return stdio_.unflushed(target_, process, {call->fd});
+    });
   }
 
 private:

@@ -7,6 +7,9 @@
 
 #include <sys/stat.h>
 
+#include "CompileWatch.h"
+#include "process/DescriptorWrites.h"
+
 namespace jitsym::plugin {
 namespace {
 
@@ -57,6 +60,19 @@ public:
   // A local file, read as a file.
   std::optional<EarlierMap> mapBeforeExec(const std::string &path) const override {
     return earlierMap(path);
+  }
+  // Under qemu-user the guest's descriptors are the qemu process's, in this
+  // machine's /proc: a write to the perf map or jitdump is seen before it
+  // runs (no stdio buffer: glibc's internals are the guest's).
+  bool seesDescriptors() const override { return emulated_; }
+  std::optional<PendingWrite> pendingWrite(lldb::SBProcess &process, lldb::SBThread &thread,
+                                           const std::optional<std::string> &mapPath,
+                                           const std::optional<std::string> &dumpPath) override {
+    std::optional<ProcessIdentity> identity = identify(process);
+    std::optional<WriteCall> call = CompileWatch::writeCallAt(thread);
+    if (!emulated_ || !identity || !call)
+      return std::nullopt;
+    return writeToSources(identity->pid, process, *call, mapPath, dumpPath, nullptr);
   }
   // Source paths as they are (no other mount namespace is known).
   std::optional<std::string> sourceRoot(uint64_t) const override { return std::string(); }
