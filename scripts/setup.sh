@@ -24,7 +24,7 @@ packages=(cmake g++ clang-14 libclang-rt-14-dev googletest libgtest-dev libbench
           lldb-22 liblldb-22-dev python3-lldb-22 llvm-22-dev llvm-22-tools
           nlohmann-json3-dev libzstd-dev nodejs openjdk-17-jdk-headless gdb erlang-base postgresql-15
           mono-runtime mono-mcs
-          qemu-user gcc-aarch64-linux-gnu libc6-dev-arm64-cross) # aarch64 programs under qemu-user
+          qemu-user gcc-aarch64-linux-gnu g++-aarch64-linux-gnu libc6-dev-arm64-cross) # aarch64, under qemu-user
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

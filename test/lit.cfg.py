@@ -140,6 +140,9 @@ if qemu_aarch64 and os.path.exists(tinyjit_aarch64):
     # before %tinyjit, which begins it
     config.substitutions.insert(0, ("%tinyjit_aarch64", tinyjit_aarch64))
     config.substitutions.append(("%qemu_aarch64", qemu_aarch64))
+    # (before %writerjit, which begins it)
+    config.substitutions.insert(0, ("%writerjit_aarch64", os.path.join(
+        config.jitsym_build_dir, "bin", "aarch64", "writerjit")))
 if shutil.which("gdb") and shutil.which("gcore"):
     config.available_features.add("gdb")
 if shutil.which("node"):

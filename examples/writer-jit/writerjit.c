@@ -1,5 +1,5 @@
 /*
- * writerjit.c - a tiny x86-64 JIT that announces its code with
+ * writerjit.c - a tiny x86-64 and aarch64 JIT that announces its code with
  * libjitsym-writer (jitsym-writer.h): a perf map line and a jitdump record,
  * with source lines of calc.mini, for each function. LLDB with jitsym names
  * its frames and shows the lines (see README.md).
@@ -10,7 +10,8 @@
  * compiles run again in place (it now calls the new twice) and calls run(5).
  * --announce map|dump announces in that file only (default: both).
  *
- * Linux x86-64 only. Build: see CMakeLists.txt (links libjitsym-writer.so).
+ * Linux on x86-64 or aarch64. Build: see CMakeLists.txt (links
+ * libjitsym-writer; for aarch64, cross-compiled with the writer's sources).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -22,8 +23,8 @@
 
 #include "jitsym-writer.h"
 
-#if !defined(__x86_64__)
-#error "writerjit generates x86-64 code"
+#if !defined(__x86_64__) && !defined(__aarch64__)
+#error "writerjit generates x86-64 or aarch64 code"
 #endif
 
 #ifndef WRITERJIT_SOURCE
@@ -43,7 +44,36 @@ static int to_map = 1, to_dump = 1; /* --announce */
 static void put_address(uint8_t *code, size_t at, const void *address)
 {
     uint64_t value = (uint64_t)(uintptr_t)address;
-    memcpy(code + at, &value, sizeof value);
+#if defined(__x86_64__)
+    memcpy(code + at, &value, sizeof value); /* movabs's immediate */
+#else
+    /* movz x16, #a0; movk x16, #a1, lsl 16; ... lsl 48 */
+    for (uint32_t hw = 0; hw < 4; hw++) {
+        uint32_t insn = (hw == 0 ? 0xd2800010u : 0xf2800010u) | (hw << 21) |
+                        (uint32_t)(((value >> (16 * hw)) & 0xffff) << 5);
+        memcpy(code + at + 4 * hw, &insn, 4);
+    }
+#endif
+}
+
+/* Code in place: copied, and the instruction cache told. */
+static void place(size_t at, const uint8_t *code, size_t size)
+{
+    memcpy(region + at, code, size);
+    __builtin___clear_cache((char *)region + at, (char *)region + at + size);
+}
+
+/* Retired code made to trap if run (int3; brk #0). */
+static void retire(uint8_t *code, size_t size)
+{
+#if defined(__x86_64__)
+    memset(code, 0xcc, size);
+#else
+    for (size_t i = 0; i + 4 <= size; i += 4) {
+        const uint32_t brk = 0xd4200000;
+        memcpy(code + i, &brk, 4);
+    }
+#endif
 }
 
 /* Announces code in both files; a failure is reported with its code. */
@@ -61,9 +91,12 @@ static void announce(const uint8_t *code, unsigned int size, const char *name,
     printf("writerjit: %s at %p\n", name, (const void *)code);
 }
 
+#define LE32(x) (uint8_t)(x), (uint8_t)((x) >> 8), (uint8_t)((x) >> 16), (uint8_t)((x) >> 24)
+
 /* twice(x): y = x + x; writerjit_probe(y); return y. */
 static uint8_t *compile_twice(size_t at)
 {
+#if defined(__x86_64__)
     static const jitsym_line lines[] = {
         {0x00, 2, WRITERJIT_SOURCE}, {0x09, 3, NULL}, {0x0c, 4, NULL}, {0x1a, 5, NULL}};
     uint8_t code[] = {
@@ -81,8 +114,27 @@ static uint8_t *compile_twice(size_t at)
         0x5d,                         /* 21 pop rbp                  */
         0xc3,                         /* 22 ret                      */
     };
-    put_address(code, 0x10, (void *)writerjit_probe);
-    memcpy(region + at, code, sizeof code);
+    const size_t probeAt = 0x10;
+#else
+    static const jitsym_line lines[] = {
+        {0x00, 2, WRITERJIT_SOURCE}, {0x0c, 3, NULL}, {0x10, 4, NULL}, {0x28, 5, NULL}};
+    uint8_t code[] = {
+        LE32(0xa9be7bfd),             /* 00 stp x29, x30, [sp, #-32]! line 2 */
+        LE32(0x910003fd),             /* 04 mov x29, sp                      */
+        LE32(0xf9000bf3),             /* 08 str x19, [sp, #16]               */
+        LE32(0x0b000013),             /* 0c add w19, w0, w0           line 3 */
+        LE32(0x2a1303e0),             /* 10 mov w0, w19               line 4 */
+        LE32(0), LE32(0), LE32(0), LE32(0), /* 14 movz/movk x16, probe     */
+        LE32(0xd63f0200),             /* 24 blr x16                          */
+        LE32(0x2a1303e0),             /* 28 mov w0, w19               line 5 */
+        LE32(0xf9400bf3),             /* 2c ldr x19, [sp, #16]               */
+        LE32(0xa8c27bfd),             /* 30 ldp x29, x30, [sp], #32          */
+        LE32(0xd65f03c0),             /* 34 ret                              */
+    };
+    const size_t probeAt = 0x14;
+#endif
+    put_address(code, probeAt, (void *)writerjit_probe);
+    place(at, code, sizeof code);
     announce(region + at, sizeof code, "twice", lines, 4);
     return region + at;
 }
@@ -90,6 +142,7 @@ static uint8_t *compile_twice(size_t at)
 /* run(n): return twice(n). */
 static uint8_t *compile_run(size_t at, const uint8_t *twice)
 {
+#if defined(__x86_64__)
     static const jitsym_line lines[] = {{0x00, 6, WRITERJIT_SOURCE}, {0x04, 7, NULL}};
     uint8_t code[] = {
         0x55,                         /* 00 push rbp          line 6 */
@@ -99,8 +152,21 @@ static uint8_t *compile_run(size_t at, const uint8_t *twice)
         0x5d,                         /* 10 pop rbp                  */
         0xc3,                         /* 11 ret                      */
     };
-    put_address(code, 0x06, twice);
-    memcpy(region + at, code, sizeof code);
+    const size_t twiceAt = 0x06;
+#else
+    static const jitsym_line lines[] = {{0x00, 6, WRITERJIT_SOURCE}, {0x08, 7, NULL}};
+    uint8_t code[] = {
+        LE32(0xa9bf7bfd),             /* 00 stp x29, x30, [sp, #-16]! line 6 */
+        LE32(0x910003fd),             /* 04 mov x29, sp                      */
+        LE32(0), LE32(0), LE32(0), LE32(0), /* 08 movz/movk x16, twice line 7 */
+        LE32(0xd63f0200),             /* 18 blr x16                          */
+        LE32(0xa8c17bfd),             /* 1c ldp x29, x30, [sp], #16          */
+        LE32(0xd65f03c0),             /* 20 ret                              */
+    };
+    const size_t twiceAt = 0x08;
+#endif
+    put_address(code, twiceAt, twice);
+    place(at, code, sizeof code);
     announce(region + at, sizeof code, "run", lines, 2);
     return region + at;
 }
@@ -141,7 +207,7 @@ int main(int argc, char **argv)
         uint8_t *newer = compile_twice(0x300);
         if (to_dump)
             jitsym_jitdump_unload(twice);
-        memset(twice, 0xcc, 0x23);
+        retire(twice, 0x38);
         run = compile_run(0x200, newer); /* same place, new call target */
         printf("writerjit: run(5) = %d\n", ((int (*)(int))run)(5));
     }

@@ -41,9 +41,21 @@ public:
       return FoundPerfMap{path, std::nullopt};
     return {};
   }
-  // The file named jit-PID.dump the process mapped, as perf finds it.
+  // The file named jit-PID.dump the process mapped, as perf finds it. qemu
+  // answers no memory-region query, but maps the guest's files into its own
+  // process on this machine: the file's path is in its /proc/PID/maps,
+  // without the execute permission the guest asked for (qemu translates the
+  // guest's code; it runs none of it in place), so any mapping of it counts.
   std::optional<std::string> findJitdump(uint64_t pid, const std::vector<Mapping> &mappings,
                                          bool) override {
+    if (emulated_ && mappings.empty()) {
+      const std::string path = "/proc/" + std::to_string(pid) + "/maps";
+      std::optional<std::string> text = readFile(path);
+      std::vector<Mapping> host = text ? parseMemoryMap(*text, path) : std::vector<Mapping>();
+      for (Mapping &m : host)
+        m.execute = true;
+      return jitdumpInMemoryMap(host, pid, pid);
+    }
     return jitdumpInMemoryMap(mappings, pid, pid);
   }
   FollowedFile follow(const std::string &path, bool, bool force, const std::string &) override {
