@@ -337,7 +337,7 @@ llvm::Expected<SyncReport> TargetSync::syncWith(lldb::SBDebugger &debugger,
     if (llvm::Error err = side_->checkSync(facts, report.diagnostics)) {
       forgetPublished(); // a mismatch is not followed further
       sources_.reset();
-      return std::move(err);
+      return err;
     }
   }
 
@@ -349,40 +349,6 @@ llvm::Expected<SyncReport> TargetSync::syncWith(lldb::SBDebugger &debugger,
           .count();
   lastMilliseconds_ = report.milliseconds;
   return report;
-}
-
-llvm::Expected<ExportReport> TargetSync::exportTo(lldb::SBDebugger &debugger,
-                                                  const std::string &directory) {
-  lldb::SBProcess process = target_.GetProcess();
-  ExportRequest request;
-  if (process.IsValid()) {
-    request.mappings = sideOf(debugger, process).memoryMap(process);
-    if (!request.mappings.empty())
-      request.space = JitAddressSpace::fromMemoryMap(request.mappings);
-  }
-  request.table = &table_;
-  request.lines = &lines_;
-  request.unwind = &unwind_;
-  llvm::Expected<TargetCode> code = targetCode(target_);
-  if (!code)
-    return code.takeError();
-  request.triple = code->triple;
-  request.origin = sources_.names();
-  if (modules_)
-    request.claimed = claimedByOtherModules(target_, *modules_);
-  auto plausible = [this](std::string_view file, uint32_t line) {
-    return lineCanExist(file, line);
-  };
-  request.plausible = plausible;
-  FunctionEntries entries(*code->arch, [&](const std::vector<AddressRange> &pieces) {
-    return sideOf(debugger, process).readPieces(process, pieces);
-  });
-  if (process.IsValid())
-    request.entries = entries.probe();
-  llvm::Expected<ExportResult> result = exportRegions(directory, request);
-  if (!result)
-    return result.takeError();
-  return ExportReport{result->symbols, result->regions.size(), result->outside};
 }
 
 std::string TargetSync::status() const {
