@@ -297,6 +297,9 @@ TEST(ProcessFiles, JitdumpNamesFollowPerfsRule) {
   EXPECT_TRUE(isJitdumpName("jit-7.dump", 4242, 7)) << "namespaced PID, no folder";
   EXPECT_FALSE(isJitdumpName("/srv/jit-4242.dump", 12, 13));
   EXPECT_FALSE(isJitdumpName("/srv/jit-4242x.dump", 4242, 4242));
+  // Another file than process 30754's (found by fuzzing): perf spells PIDs plainly.
+  EXPECT_FALSE(isJitdumpName("/srv/jit-030754.dump", 30754, 0));
+  EXPECT_FALSE(isJitdumpName("/srv/jit-+12.dump", 12, 12));
   EXPECT_FALSE(isJitdumpName("/srv/jit-4242.dump/", 4242, 4242));
   EXPECT_FALSE(isJitdumpName("/srv/xjit-4242.dump", 4242, 4242));
   EXPECT_FALSE(isJitdumpName("/srv/jit-.dump", 0, 0));

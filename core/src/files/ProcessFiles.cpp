@@ -318,9 +318,11 @@ bool isJitdumpName(std::string_view path, uint64_t pid, uint64_t namespacedPid) 
   if (name.size() <= kPrefix.size() + kSuffix.size() || name.substr(0, kPrefix.size()) != kPrefix ||
       name.substr(name.size() - kSuffix.size()) != kSuffix)
     return false;
-  std::optional<uint64_t> named =
-      toNumber(name.substr(kPrefix.size(), name.size() - kPrefix.size() - kSuffix.size()));
-  return named && (*named == pid || *named == namespacedPid);
+  // The PID as perf and the runtimes spell it ("jit-%d.dump"): jit-0123.dump
+  // is another file than process 123's.
+  const std::string_view digits =
+      name.substr(kPrefix.size(), name.size() - kPrefix.size() - kSuffix.size());
+  return digits == std::to_string(pid) || digits == std::to_string(namespacedPid);
 }
 
 std::optional<std::string> jitdumpInMemoryMap(const std::vector<Mapping> &mappings,
