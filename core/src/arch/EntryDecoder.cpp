@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "llvm/Config/llvm-config.h"
@@ -97,11 +98,17 @@ public:
     return inst.getNumOperands() > operand && inst.getOperand(operand).isReg() &&
            inst.getOperand(operand).getReg() == reg;
   }
-  // Control leaves the entry (a call may build the frame, a jump goes to
-  // code of its own): what follows says nothing.
-  bool leaves(const llvm::MCInst &inst) const {
+  // What an instruction before the prologue says: control leaves the entry
+  // (a call may build the frame, a jump goes to code of its own: Unknown), a
+  // frame made otherwise or the frame pointer used for something else
+  // (NotKept); nothing when it moves neither (a check, a hint).
+  std::optional<FramePointer> outsideThePrologue(const llvm::MCInst &inst) const {
     const llvm::MCInstrDesc &d = desc(inst);
-    return d.isCall() || d.isReturn() || d.isUnconditionalBranch() || d.isIndirectBranch();
+    if (d.isCall() || d.isReturn() || d.isUnconditionalBranch() || d.isIndirectBranch())
+      return FramePointer::Unknown;
+    if (writes(inst, sp_) || writes(inst, fp_))
+      return FramePointer::NotKept;
+    return std::nullopt;
   }
   unsigned sp() const { return sp_; }
   unsigned fp() const { return fp_; }
@@ -163,11 +170,9 @@ FramePointer x86_64EntryRule(llvm::ArrayRef<uint8_t> code) {
       pushedOther = true;
       continue;
     }
-    if (decoder.leaves(inst))
-      return FramePointer::Unknown;
-    // A frame made by moving rsp, or rbp used for something else.
-    if (decoder.writes(inst, decoder.sp()) || decoder.writes(inst, decoder.fp()))
-      return FramePointer::NotKept;
+    // sub rsp, N (Mono), or rbp used for something else.
+    if (std::optional<FramePointer> says = decoder.outsideThePrologue(inst))
+      return *says;
   }
   return FramePointer::Unknown;
 }
@@ -199,12 +204,9 @@ FramePointer aarch64EntryRule(llvm::ArrayRef<uint8_t> code) {
       storedRecord = true;
       continue;
     }
-    if (decoder.leaves(inst))
-      return FramePointer::Unknown;
-    // A frame made otherwise (sub sp, sp, #N; registers stored first), or x29
-    // used for something else.
-    if (decoder.writes(inst, decoder.sp()) || decoder.writes(inst, decoder.fp()))
-      return FramePointer::NotKept;
+    // sub sp, sp, #N, other registers stored first, or x29 used otherwise.
+    if (std::optional<FramePointer> says = decoder.outsideThePrologue(inst))
+      return *says;
   }
   return FramePointer::Unknown;
 }
