@@ -126,7 +126,7 @@ llvm::Expected<StagedModule> RegionModules::stage(lldb::SBTarget &target,
                                                  ModuleReader &reader) {
   const uint64_t key = planned.section.start;
   StagedModule staged;
-  // The module at `key` now, if any, is replaced rather than removed (finish).
+  // The module at `key` now, if any, goes as the new one comes (finish).
   std::optional<RegionModule> &previous = staged.previous;
   if (auto it = regions_.find(key); it != regions_.end()) {
     previous = std::move(it->second);
@@ -173,8 +173,10 @@ llvm::Expected<StagedModule> RegionModules::stage(lldb::SBTarget &target,
   // one, unloading it apart only costs time (V8 reuses freed code's
   // addresses, so a busy Node remakes modules at most stops).
   if (previous && previous->module.IsValid()) {
-    if (previous->section.containsAny(breakpointLocationAddresses(target)))
+    if (previous->section.containsAny(breakpointLocationAddresses(target))) {
       target.ClearModuleLoadAddress(previous->module);
+      staged.previousUnloaded = true;
+    }
   }
   if (llvm::Error err = writeFileAtomically(
           objectPath, buildUnwindObject(*code_.arch, planned.section, region.uuid, std::move(symbols),
@@ -239,8 +241,16 @@ llvm::Error RegionModules::finish(lldb::SBTarget &target, StagedModule staged,
   // Held until LLDB has it in the target: AddModule finds it in LLDB's
   // module cache, read already.
   const lldb::SBModule read = reader.take(*staged.reading);
+  // A module with no breakpoint location in it goes before its successor
+  // comes: removing a module unloads it without the flush of every thread's
+  // state that ClearModuleLoadAddress costs (a register read per thread from
+  // the debug server: ~0.1 ms a module for Node's 7 threads, more for a
+  // JVM's), and loading the new one below flushes it once. One with
+  // locations was unloaded (stage) and is replaced, so that they move.
+  if (staged.previous && !staged.previousUnloaded && staged.previous->module.IsValid())
+    target.RemoveModule(staged.previous->module);
   region.module = target.AddModule(staged.spec);
-  if (staged.previous) // already replaced: only its other files go
+  if (staged.previous) // out of the target already: only its other files go
     discard(target, *staged.previous);
   if (!region.module.IsValid()) {
     discard(target, region);

@@ -56,6 +56,9 @@ struct RegionModule {
 struct StagedModule {
   RegionModule region;                  // its object written, no module yet
   std::optional<RegionModule> previous; // the module it replaces, still in LLDB
+  // Whether `previous` was unloaded already, because breakpoint locations
+  // were in it: it is then replaced in place (`finish`) so that they move.
+  bool previousUnloaded = false;
   lldb::SBModuleSpec spec;
   std::optional<size_t> reading; // its ModuleReader ticket; none: no symbols, no module
 };
