@@ -250,9 +250,9 @@ static int runExport() {
   if (!dumps.empty())
     request.entries = [&dumps](uint64_t start, uint64_t) {
       for (auto it = dumps.rbegin(); it != dumps.rend(); ++it) // the later source wins
-        if (FramePointer said = it->at(start); said != FramePointer::Unknown)
+        if (EntryRule said = it->at(start); said.framePointer != FramePointer::Unknown)
           return said;
-      return FramePointer::Unknown;
+      return EntryRule{};
     };
   if (!maps.empty()) {
     std::optional<std::string> text = readFile(maps);

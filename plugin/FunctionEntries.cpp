@@ -30,9 +30,9 @@ std::vector<AddressRange> entriesOf(const std::vector<std::pair<uint64_t, uint64
   return pieces;
 }
 
-FramePointer classify(const Architecture &arch, const std::string &bytes) {
+EntryRule classify(const Architecture &arch, const std::string &bytes) {
   // What could be read may be enough to tell.
-  return framePointerAtEntry(
+  return entryRuleAt(
       arch, llvm::ArrayRef(reinterpret_cast<const uint8_t *>(bytes.data()), bytes.size()));
 }
 
@@ -52,7 +52,7 @@ FunctionEntries::~FunctionEntries() {
     reader_.join();
 }
 
-const std::pair<AddressRange, FramePointer> *
+const std::pair<AddressRange, EntryRule> *
 FunctionEntries::knownAt(const AddressRange &entry) const {
   auto it = std::lower_bound(known_.begin(), known_.end(), entry,
                              [](const auto &a, const AddressRange &b) { return before(a.first, b); });
@@ -78,7 +78,7 @@ void FunctionEntries::prefetch(std::vector<std::pair<uint64_t, uint64_t>> functi
 void FunctionEntries::remember(const std::vector<Known> &functions) {
   const size_t before = known_.size();
   for (const Known &function : functions)
-    known_.emplace_back(entryOf(function.start, function.size), function.framePointer);
+    known_.emplace_back(entryOf(function.start, function.size), function.rule);
   auto byStart = [](const auto &a, const auto &b) {
     return jitsym::plugin::before(a.first, b.first);
   };
@@ -114,7 +114,7 @@ void FunctionEntries::readInOrder(const Architecture &arch, Ahead &ahead,
   };
   ahead.pieces = entriesOf(functions);
   const size_t count = ahead.pieces.size();
-  ahead.found.assign(count, FramePointer::Unknown);
+  ahead.found.assign(count, EntryRule{});
   ahead.throughLLDB.assign(count, 0);
   ahead.sorted = true;
   tell();
@@ -144,7 +144,7 @@ template <class Ready> void FunctionEntries::waitFor(Ready ready) {
   ahead_->progressed.wait(lock, [&] { return ready() || ahead_->finished; });
 }
 
-FramePointer FunctionEntries::at(uint64_t start, uint64_t size) {
+EntryRule FunctionEntries::at(uint64_t start, uint64_t size) {
   const AddressRange entry = entryOf(start, size);
   if (const auto *known = knownAt(entry))
     return known->second;

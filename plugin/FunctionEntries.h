@@ -55,7 +55,7 @@ public:
   // LLDB's module of their region says: RegionModules::framePointerOf).
   struct Known {
     uint64_t start = 0, size = 0;
-    FramePointer framePointer = FramePointer::Unknown;
+    EntryRule rule;
   };
   void remember(const std::vector<Known> &functions);
   // Starts reading them ahead; `traps`: where LLDB has traps in memory now
@@ -64,7 +64,7 @@ public:
                  std::vector<uint64_t> traps);
   // The function at `start`, of `size` bytes (0: unknown); Unknown when its
   // bytes cannot be read.
-  FramePointer at(uint64_t start, uint64_t size);
+  EntryRule at(uint64_t start, uint64_t size);
   // The same, as core's EntryProbe (valid while this object lives).
   EntryProbe probe() {
     return [this](uint64_t start, uint64_t size) { return at(start, size); };
@@ -74,7 +74,7 @@ private:
   // What the reading thread shares with `at`.
   struct Ahead {
     std::vector<AddressRange> pieces; // ascending, fixed before `sorted`
-    std::vector<FramePointer> found;
+    std::vector<EntryRule> found;
     std::vector<char> throughLLDB; // unreadable directly, or under a trap
     std::atomic<bool> sorted{false};
     std::atomic<size_t> done{0}; // pieces [0, done) are read
@@ -87,12 +87,12 @@ private:
                           std::vector<uint64_t> traps);
   // Waits until `ready` holds or the thread is finished.
   template <class Ready> void waitFor(Ready ready);
-  const std::pair<AddressRange, FramePointer> *knownAt(const AddressRange &entry) const;
+  const std::pair<AddressRange, EntryRule> *knownAt(const AddressRange &entry) const;
 
   const Architecture &arch_;
   ReadPieces read_, direct_;
   // What prefetch found, by start and bytes looked at.
-  std::vector<std::pair<AddressRange, FramePointer>> known_;
+  std::vector<std::pair<AddressRange, EntryRule>> known_;
   std::unique_ptr<Ahead> ahead_;
   std::thread reader_;
 };

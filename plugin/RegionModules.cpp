@@ -281,15 +281,19 @@ bool RegionModules::frameRulesHold(uint64_t key, const std::vector<const Symbol 
   });
 }
 
-std::optional<FramePointer> RegionModules::framePointerOf(const Symbol &symbol) const {
+std::optional<EntryRule> RegionModules::framePointerOf(const Symbol &symbol) const {
   auto it = regions_.upper_bound(symbol.address);
   if (it == regions_.begin())
     return std::nullopt;
   const RegionModule &region = std::prev(it)->second;
   if (!region.section.contains(symbol.address) || region.dataSymbols > 0)
     return std::nullopt;
-  return coveredBy(region.framePointerCode, symbol.address) ? FramePointer::Kept
-                                                           : FramePointer::NotKept;
+  const EntryRule rule = region.framePointerCode.ruleAt(symbol.address);
+  // Where FDEs describe prologues, covered code without one either came
+  // after the module was made (in a delta) or could not be told: read again.
+  if (code_.arch->fdeHoldsAtEntry && rule.framePointer == FramePointer::Kept && !rule.prologue)
+    return std::nullopt;
+  return rule;
 }
 
 llvm::Error RegionModules::append(lldb::SBDebugger &debugger, lldb::SBTarget &target,

@@ -45,7 +45,7 @@ struct RegionModule {
   uint64_t dataSymbols = 0; // of `symbols`, given to LLDB as data
   UuidBytes uuid{};
   // The code its object gives the frame-pointer unwind rule (FramePointer.h).
-  std::vector<AddressRange> framePointerCode;
+  FramePointerCode framePointerCode;
   lldb::SBModule module;
   std::string directory;       // its JSON deltas and debug objects
   std::string objectDirectory; // its object, at one path for every generation
@@ -96,12 +96,14 @@ public:
   bool frameRulesHold(uint64_t key, const std::vector<const Symbol *> &symbols,
                       SymbolPredicate isData, const EntryProbe &entries) const;
   // What the module holding `symbol` (code LLDB has had since an earlier
-  // sync) gave its entry: Kept where its object gives the frame-pointer rule,
-  // NotKept where not. Nothing without such a module, or in one with data
-  // symbols (its code may have been data then, and never looked at). Code
-  // announced once does not change, so a region made anew keeps this instead
-  // of reading its old functions' entries again.
-  std::optional<FramePointer> framePointerOf(const Symbol &symbol) const;
+  // sync) gave its entry: Kept where its object gives the frame-pointer rule
+  // (with the prologue its FDE describes), NotKept where not. Nothing
+  // without such a module, in one with data symbols (its code may have been
+  // data then, and never looked at), or where a prologue should be and is
+  // not described (code added to the module later). Code announced once does
+  // not change, so a region made anew keeps this instead of reading its old
+  // functions' entries again.
+  std::optional<EntryRule> framePointerOf(const Symbol &symbol) const;
   // Attaches `symbols` to the module of region `key`.
   llvm::Error append(lldb::SBDebugger &debugger, lldb::SBTarget &target, uint64_t key,
                      const SymbolTable &table, const std::vector<const Symbol *> &symbols,

@@ -86,11 +86,11 @@ namespace {
 constexpr AddressRange kSection{0x1000, 0x2000};
 
 std::vector<AddressRange> rangesOf(std::vector<FunctionEntry> functions) {
-  return framePointerRanges(kSection, std::move(functions));
+  return framePointerRanges(kSection, std::move(functions)).ranges;
 }
 
-constexpr FramePointer K = FramePointer::Kept, N = FramePointer::NotKept,
-                       U = FramePointer::Unknown;
+const EntryRule K{FramePointer::Kept, {}}, N{FramePointer::NotKept, {}},
+    U{FramePointer::Unknown, {}};
 
 } // namespace
 
@@ -111,20 +111,21 @@ TEST(FramePointerRanges, RunsOfFramePointerCodeBetweenCodeWithout) {
 }
 
 TEST(FramePointerRanges, SayWhenNewCodeNeedsItsRegionMadeAnew) {
-  const std::vector<AddressRange> ranges = {{0x1000, 0x1300}, {0x1500, 0x1600}};
-  EXPECT_TRUE(coveredBy(ranges, 0x1000));
-  EXPECT_TRUE(coveredBy(ranges, 0x12ff));
-  EXPECT_FALSE(coveredBy(ranges, 0x1300));
-  EXPECT_TRUE(coveredBy(ranges, 0x1500));
-  EXPECT_FALSE(coveredBy(ranges, 0x1600));
-  EXPECT_FALSE(coveredBy(ranges, 0x0fff));
+  FramePointerCode code;
+  code.ranges = {{0x1000, 0x1300}, {0x1500, 0x1600}};
+  EXPECT_TRUE(code.covers(0x1000));
+  EXPECT_TRUE(code.covers(0x12ff));
+  EXPECT_FALSE(code.covers(0x1300));
+  EXPECT_TRUE(code.covers(0x1500));
+  EXPECT_FALSE(code.covers(0x1600));
+  EXPECT_FALSE(code.covers(0x0fff));
 
-  std::map<uint64_t, FramePointer> entries = {
+  std::map<uint64_t, EntryRule> entries = {
       {0x1280, K}, {0x1290, N}, {0x1380, N}, {0x1390, K}, {0x13a0, U}};
   const EntryProbe probe = [&](uint64_t start, uint64_t) { return entries.at(start); };
   auto holds = [&](uint64_t start) {
     const Symbol symbol{start, 16, 1, 0, 0, 0};
-    return frameRuleHolds(ranges, symbol, probe);
+    return frameRuleHolds(code, symbol, probe);
   };
   EXPECT_TRUE(holds(0x1280));  // kept, in a run
   EXPECT_FALSE(holds(0x1290)); // not kept, but in a run
@@ -144,7 +145,7 @@ TEST(FramePointerRanges, OfARegionsSymbolsLeaveDataOut) {
     return start == 0x1300 ? N : K;
   };
   auto isData = [&](const Symbol &symbol) { return &symbol == &data; };
-  EXPECT_EQ(framePointerCodeOf(kSection, symbols, isData, probe),
+  EXPECT_EQ(framePointerCodeOf(kSection, symbols, isData, probe).ranges,
             (std::vector<AddressRange>{{0x1000, 0x1300}}));
   EXPECT_EQ(probed, (std::vector<uint64_t>{0x1100, 0x1300}));
 }
@@ -183,4 +184,42 @@ TEST(FramePointer, AArch64CannotTell) {
   EXPECT_EQ(ofAArch64({0xfd, 0x7b}), FramePointer::Unknown);             // cut off
   // The same bytes mean other things to the x86-64 decoder: the architecture decides.
   EXPECT_NE(of({0xfd, 0x7b, 0xbf, 0xa9, 0xfd, 0x03, 0x00, 0x91}), FramePointer::Kept);
+}
+
+TEST(FramePointer, AArch64PrologueSaysWhereTheFrameIsMade) {
+  // stp x29, x30, [sp, #-16]!; mov x29, sp: the record stored by 4, x29 set by 8.
+  const std::vector<uint8_t> plain = {0xfd, 0x7b, 0xbf, 0xa9, 0xfd, 0x03, 0x00, 0x91};
+  EXPECT_EQ(entryRuleAt(kAArch64, plain), (EntryRule{FramePointer::Kept, Prologue{4, 16, 8}}));
+  // A 48-byte frame with the record at its bottom: stp x29, x30, [sp, #-48]!.
+  const std::vector<uint8_t> larger = {0xfd, 0x7b, 0xbd, 0xa9, 0xfd, 0x03, 0x00, 0x91};
+  EXPECT_EQ(entryRuleAt(kAArch64, larger), (EntryRule{FramePointer::Kept, Prologue{4, 48, 8}}));
+  // After bti c, paciasp and a check (cbz): the offsets count them.
+  const std::vector<uint8_t> later = {0x5f, 0x24, 0x03, 0xd5, 0x3f, 0x23, 0x03, 0xd5, 0x00, 0x02,
+                                      0x00, 0xb4, 0xfd, 0x7b, 0xbf, 0xa9, 0xfd, 0x03, 0x00, 0x91};
+  EXPECT_EQ(entryRuleAt(kAArch64, later), (EntryRule{FramePointer::Kept, Prologue{16, 16, 20}}));
+  // x86-64: LLDB analyses an entry's instructions itself; no prologue to describe.
+  EXPECT_FALSE(kX86_64.fdeHoldsAtEntry);
+  EXPECT_EQ(entryRuleAt(kX86_64, {0x55, 0x48, 0x89, 0xe5}), (EntryRule{FramePointer::Kept, {}}));
+}
+
+TEST(FramePointerRanges, APrologueStartsARangeOfItsOwn) {
+  const Prologue p{4, 16, 8};
+  const EntryRule P{FramePointer::Kept, p};
+  const FramePointerCode code =
+      framePointerRanges(kSection, {{0x1100, K}, {0x1200, P}, {0x1300, U}, {0x1400, N}, {0x1500, P}});
+  EXPECT_EQ(code.ranges,
+            (std::vector<AddressRange>{{0x1000, 0x1200}, {0x1200, 0x1400}, {0x1500, 0x2000}}));
+  EXPECT_EQ(code.prologues,
+            (std::vector<std::pair<uint64_t, Prologue>>{{0x1200, p}, {0x1500, p}}));
+  // A first function with a prologue starts its range itself.
+  EXPECT_EQ(framePointerRanges(kSection, {{0x1100, P}}).ranges,
+            (std::vector<AddressRange>{{0x1100, 0x2000}}));
+  // What a module says of its old functions, prologue included.
+  EXPECT_EQ(code.ruleAt(0x1200), P);
+  EXPECT_EQ(code.ruleAt(0x1100), K);
+  EXPECT_EQ(code.ruleAt(0x1400), N);
+  // New code with a prologue the module does not describe needs it made anew.
+  const EntryProbe probe = [&](uint64_t start, uint64_t) { return start == 0x1300 ? P : K; };
+  EXPECT_FALSE(frameRuleHolds(code, Symbol{0x1300, 16, 1, 0, 0, 0}, probe));
+  EXPECT_TRUE(frameRuleHolds(code, Symbol{0x1100, 16, 1, 0, 0, 0}, probe));
 }

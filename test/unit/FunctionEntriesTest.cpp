@@ -65,7 +65,7 @@ TEST(FunctionEntries, ReadAheadGivesWhatABatchGives) {
   FunctionEntries ahead(kX86_64, memory.lldb(), memory.direct());
   ahead.readAhead(functions(5000), {});
   for (size_t i = 0; i < 5000; ++i)
-    ASSERT_EQ(ahead.at(functionAt(i), 8), i % 2 == 0 ? FramePointer::Kept : FramePointer::NotKept)
+    ASSERT_EQ(ahead.at(functionAt(i), 8).framePointer, i % 2 == 0 ? FramePointer::Kept : FramePointer::NotKept)
         << i;
   EXPECT_EQ(memory.directPieces, 5000u);
   EXPECT_EQ(memory.lldbPieces, 0u);
@@ -85,13 +85,13 @@ TEST(FunctionEntries, TrapsAndUnreadablePiecesGoThroughLLDB) {
   FunctionEntries entries(kX86_64, memory.lldb(), memory.direct());
   // A trap at function 2's entry (even: the direct read sees Kept bytes).
   entries.readAhead(functions(3000), {functionAt(2)});
-  EXPECT_EQ(entries.at(functionAt(0), 8), FramePointer::Kept);
-  EXPECT_EQ(entries.at(functionAt(2), 8), FramePointer::NotKept);  // LLDB's answer
-  EXPECT_EQ(entries.at(functionAt(10), 8), FramePointer::NotKept); // unreadable directly
-  EXPECT_EQ(entries.at(functionAt(2999), 8), FramePointer::NotKept);
+  EXPECT_EQ(entries.at(functionAt(0), 8).framePointer, FramePointer::Kept);
+  EXPECT_EQ(entries.at(functionAt(2), 8).framePointer, FramePointer::NotKept);  // LLDB's answer
+  EXPECT_EQ(entries.at(functionAt(10), 8).framePointer, FramePointer::NotKept); // unreadable directly
+  EXPECT_EQ(entries.at(functionAt(2999), 8).framePointer, FramePointer::NotKept);
   EXPECT_EQ(memory.lldbPieces, 2u);
   // Not read ahead: read alone, through LLDB.
-  EXPECT_EQ(entries.at(functionAt(3000), 8), FramePointer::NotKept);
+  EXPECT_EQ(entries.at(functionAt(3000), 8).framePointer, FramePointer::NotKept);
   EXPECT_EQ(memory.lldbPieces, 3u);
 }
 
@@ -100,7 +100,7 @@ TEST(FunctionEntries, WithoutADirectReadItIsOneBatch) {
   FunctionEntries entries(kX86_64, memory.lldb());
   entries.readAhead(functions(100), {});
   EXPECT_EQ(memory.lldbPieces, 100u);
-  EXPECT_EQ(entries.at(functionAt(4), 8), FramePointer::Kept);
+  EXPECT_EQ(entries.at(functionAt(4), 8).framePointer, FramePointer::Kept);
   EXPECT_EQ(memory.lldbPieces, 100u);
 }
 
@@ -120,7 +120,7 @@ TEST(FunctionEntries, AtWaitsForTheReader) {
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
     open = true;
   });
-  EXPECT_EQ(entries.at(functionAt(3998), 8), FramePointer::Kept);
+  EXPECT_EQ(entries.at(functionAt(3998), 8).framePointer, FramePointer::Kept);
   opener.join();
   EXPECT_EQ(memory.lldbPieces, 0u);
 }
@@ -148,11 +148,11 @@ TEST(FunctionEntries, RememberedEntriesAreNotRead) {
   // the prologue it was compiled with).
   FakeMemory memory;
   FunctionEntries entries(kX86_64, memory.lldb(), memory.direct());
-  entries.remember({{functionAt(0), 8, FramePointer::NotKept}, {functionAt(1), 8, FramePointer::Kept}});
+  entries.remember({{functionAt(0), 8, {FramePointer::NotKept, {}}}, {functionAt(1), 8, {FramePointer::Kept, {}}}});
   entries.readAhead({{functionAt(2), 8}}, {});
-  EXPECT_EQ(entries.at(functionAt(0), 8), FramePointer::NotKept); // memory says Kept
-  EXPECT_EQ(entries.at(functionAt(1), 8), FramePointer::Kept);    // memory says NotKept
-  EXPECT_EQ(entries.at(functionAt(2), 8), FramePointer::Kept);
+  EXPECT_EQ(entries.at(functionAt(0), 8).framePointer, FramePointer::NotKept); // memory says Kept
+  EXPECT_EQ(entries.at(functionAt(1), 8).framePointer, FramePointer::Kept);    // memory says NotKept
+  EXPECT_EQ(entries.at(functionAt(2), 8).framePointer, FramePointer::Kept);
   EXPECT_EQ(memory.directPieces, 1u);
   EXPECT_EQ(memory.lldbPieces, 0u);
 }

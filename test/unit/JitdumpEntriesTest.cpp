@@ -48,17 +48,17 @@ void appendMove(std::string &out, uint64_t from, uint64_t to) {
 
 TEST(JitdumpEntries, FromTheCodeBytesOfEachLoad) {
   const JitdumpEntries entries = JitdumpEntries::read(dumpOf(llvm::ELF::EM_X86_64));
-  EXPECT_EQ(entries.at(0x1000), FramePointer::Kept);
-  EXPECT_EQ(entries.at(0x2000), FramePointer::NotKept);
-  EXPECT_EQ(entries.at(0x3000), FramePointer::Unknown); // no code there
-  EXPECT_EQ(entries.probe()(0x2000, 0), FramePointer::NotKept);
+  EXPECT_EQ(entries.at(0x1000).framePointer, FramePointer::Kept);
+  EXPECT_EQ(entries.at(0x2000).framePointer, FramePointer::NotKept);
+  EXPECT_EQ(entries.at(0x3000).framePointer, FramePointer::Unknown); // no code there
+  EXPECT_EQ(entries.probe()(0x2000, 0).framePointer, FramePointer::NotKept);
 }
 
 TEST(JitdumpEntries, AArch64CodeIsDecodedAsSuch) {
   const JitdumpEntries entries =
       JitdumpEntries::read(dumpOf(llvm::ELF::EM_AARCH64, kKeptAArch64, kNotKeptAArch64));
-  EXPECT_EQ(entries.at(0x1000), FramePointer::Kept);
-  EXPECT_EQ(entries.at(0x2000), FramePointer::NotKept);
+  EXPECT_EQ(entries.at(0x1000).framePointer, FramePointer::Kept);
+  EXPECT_EQ(entries.at(0x2000).framePointer, FramePointer::NotKept);
 }
 
 TEST(JitdumpEntries, LaterLoadsAndMovesWin) {
@@ -66,9 +66,9 @@ TEST(JitdumpEntries, LaterLoadsAndMovesWin) {
   appendCodeLoad(dump, 5, {42, 42, 0x1000, 3, "replaced", kNotKept});
   appendMove(dump, 0x2000, 0x4000);
   const JitdumpEntries entries = JitdumpEntries::read(dump);
-  EXPECT_EQ(entries.at(0x1000), FramePointer::NotKept);
-  EXPECT_EQ(entries.at(0x2000), FramePointer::Unknown);
-  EXPECT_EQ(entries.at(0x4000), FramePointer::NotKept);
+  EXPECT_EQ(entries.at(0x1000).framePointer, FramePointer::NotKept);
+  EXPECT_EQ(entries.at(0x2000).framePointer, FramePointer::Unknown);
+  EXPECT_EQ(entries.at(0x4000).framePointer, FramePointer::NotKept);
 }
 
 TEST(JitdumpEntries, CutOffOrForeignFilesSayWhatTheyCan) {
@@ -76,8 +76,8 @@ TEST(JitdumpEntries, CutOffOrForeignFilesSayWhatTheyCan) {
   // Cut inside the second record: the first still speaks, the second is
   // not there yet.
   const JitdumpEntries cut = JitdumpEntries::read(std::string_view(dump).substr(0, dump.size() - 4));
-  EXPECT_EQ(cut.at(0x1000), FramePointer::Kept);
-  EXPECT_EQ(cut.at(0x2000), FramePointer::Unknown);
+  EXPECT_EQ(cut.at(0x1000).framePointer, FramePointer::Kept);
+  EXPECT_EQ(cut.at(0x2000).framePointer, FramePointer::Unknown);
   // Code of an architecture jitsym does not know, not a jitdump, nothing at all.
   EXPECT_EQ(JitdumpEntries::read(dumpOf(llvm::ELF::EM_RISCV)).size(), 0u);
   EXPECT_EQ(JitdumpEntries::read("7f0000001000 10 not_a_jitdump\n").size(), 0u);

@@ -192,6 +192,61 @@ TEST(UnwindObject, AArch64ObjectHasItsMachineAndFrameRecordRule) {
   EXPECT_EQ(fdes, 1);
 }
 
+TEST(UnwindObject, AArch64PrologueRowsBeforeTheFrameRecordRule) {
+  // LLDB takes an aarch64 FDE even at a function's first instruction, where
+  // x29 is still the caller's: the FDE of a function with a prologue says
+  // what each of its instructions leaves. One function at the section's
+  // start (its FDE starts 16 bytes below) and one inside.
+  const Prologue prologue{4, 48, 8};
+  FramePointerCode code;
+  code.ranges = {{kStart, kStart + 0x100}, {kStart + 0x100, kEnd}};
+  code.prologues = {{kStart, prologue}, {kStart + 0x100, prologue}};
+  std::string image = buildUnwindObject(kAArch64, {kStart, kEnd}, testUuid(), {}, {}, code);
+  auto object = parse(image);
+  ASSERT_TRUE(object);
+  auto context = llvm::DWARFContext::create(*object);
+  auto frame = context->getEHFrame();
+  ASSERT_TRUE(bool(frame)) << llvm::toString(frame.takeError());
+  std::vector<uint64_t> starts;
+  for (const llvm::dwarf::FrameEntry &entry : (*frame)->entries()) {
+    const auto *fde = llvm::dyn_cast<llvm::dwarf::FDE>(&entry);
+    if (!fde)
+      continue;
+    auto table = jitsym::test_support::unwindTableOf(fde);
+    ASSERT_TRUE(bool(table)) << llvm::toString(table.takeError());
+    const uint64_t function = fde->getInitialLocation() < kStart ? kStart : kStart + 0x100;
+    starts.push_back(function);
+    // The row in force at `address`: the last one that starts at or before it.
+    auto rowAt = [&](uint64_t address) {
+      const llvm::dwarf::UnwindRow *found = nullptr;
+      for (const llvm::dwarf::UnwindRow &row : *table)
+        if (row.getAddress() <= address)
+          found = &row;
+      return found;
+    };
+    const llvm::dwarf::UnwindRow *entryRow = rowAt(function);
+    ASSERT_TRUE(entryRow);
+    EXPECT_EQ(entryRow->getCFAValue().getRegister(), 31u); // sp
+    EXPECT_EQ(entryRow->getCFAValue().getOffset(), 0);
+    EXPECT_EQ(entryRow->getRegisterLocations().getRegisterLocation(30),
+              llvm::dwarf::UnwindLocation::createSame()); // the return address in x30
+    const llvm::dwarf::UnwindRow *stored = rowAt(function + 4);
+    ASSERT_TRUE(stored);
+    EXPECT_EQ(stored->getCFAValue().getRegister(), 31u);
+    EXPECT_EQ(stored->getCFAValue().getOffset(), 48);
+    EXPECT_EQ(stored->getRegisterLocations().getRegisterLocation(29),
+              llvm::dwarf::UnwindLocation::createAtCFAPlusOffset(-48));
+    EXPECT_EQ(stored->getRegisterLocations().getRegisterLocation(30),
+              llvm::dwarf::UnwindLocation::createAtCFAPlusOffset(-40));
+    const llvm::dwarf::UnwindRow *made = rowAt(function + 8);
+    ASSERT_TRUE(made);
+    EXPECT_EQ(made->getCFAValue().getRegister(), 29u);
+    EXPECT_EQ(made->getCFAValue().getOffset(), 48);
+    EXPECT_EQ(rowAt(function + 0x40), made); // and so to the FDE's end
+  }
+  EXPECT_EQ(starts, (std::vector<uint64_t>{kStart, kStart + 0x100}));
+}
+
 TEST(UnwindObject, LowWindowDoesNotWrapFdeStart) {
   std::string image = buildUnwindObject(kX86_64, {0x8, 0x100000}, testUuid());
   auto object = parse(image);

@@ -140,26 +140,29 @@ constexpr std::array<uint8_t, 3> kSubRspImm32 = {0x48, 0x81, 0xec};
 
 } // namespace
 
-FramePointer x86_64EntryRule(llvm::ArrayRef<uint8_t> code) {
+EntryRule x86_64EntryRule(llvm::ArrayRef<uint8_t> code) {
+  // No prologue: LLDB analyses an x86-64 function's first instructions itself
+  // (Architecture::fdeHoldsAtEntry).
+  const EntryRule kept{FramePointer::Kept, {}};
   if (startsWith(code, kPushMovRbpRsp) || startsWith(code, kPushMovRbpRspAlt))
-    return FramePointer::Kept;
+    return kept;
   if (startsWith(code, kSubRspImm8) || startsWith(code, kSubRspImm32))
-    return FramePointer::NotKept;
+    return {FramePointer::NotKept, {}};
   static thread_local const McDecoder decoder(kX86_64);
   if (!decoder.ready())
-    return FramePointer::Unknown;
+    return {};
   bool pushedRbp = false;
   bool pushedOther = false; // then rbp+16 is not where the return address is
   for (uint64_t at = 0, size = 0; at < code.size(); at += size) {
     llvm::MCInst inst;
     if (!decoder.decode(code, at, inst, size))
-      return FramePointer::Unknown; // cut off inside an instruction, or not code
+      return {}; // cut off inside an instruction, or not code
     const llvm::StringRef name = decoder.name(inst);
     if (pushedRbp) { // the instruction right after push rbp: mov rbp, rsp?
       const bool movRbpRsp = (name == "MOV64rr" || name == "MOV64rr_REV") &&
                              inst.getNumOperands() == 2 && decoder.isReg(inst, 0, decoder.fp()) &&
                              decoder.isReg(inst, 1, decoder.sp());
-      return movRbpRsp && !pushedOther ? FramePointer::Kept : FramePointer::NotKept;
+      return movRbpRsp && !pushedOther ? kept : EntryRule{FramePointer::NotKept, {}};
     }
     const bool push = name.starts_with("PUSH");
     if (push && decoder.isReg(inst, 0, decoder.fp())) {
@@ -172,43 +175,47 @@ FramePointer x86_64EntryRule(llvm::ArrayRef<uint8_t> code) {
     }
     // sub rsp, N (Mono), or rbp used for something else.
     if (std::optional<FramePointer> says = decoder.outsideThePrologue(inst))
-      return *says;
+      return {*says, {}};
   }
-  return FramePointer::Unknown;
+  return {};
 }
 
-FramePointer aarch64EntryRule(llvm::ArrayRef<uint8_t> code) {
+EntryRule aarch64EntryRule(llvm::ArrayRef<uint8_t> code) {
   static thread_local const McDecoder decoder(kAArch64);
   if (!decoder.ready())
-    return FramePointer::Unknown;
-  bool storedRecord = false; // stp x29, x30, [sp, #-N]!
+    return {};
+  std::optional<Prologue> record; // stp x29, x30, [sp, #-N]! seen: where, how much
   for (uint64_t at = 0, size = 0; at + 4 <= code.size(); at += size) {
     llvm::MCInst inst;
     if (!decoder.decode(code, at, inst, size))
-      return FramePointer::Unknown;
+      return {};
     const llvm::StringRef name = decoder.name(inst);
     // Hints (bti c, paciasp) move nothing.
     if (name == "HINT" || name.starts_with("BTI") || name.starts_with("PACI"))
       continue;
-    if (storedRecord) { // the instruction right after: mov x29, sp (add x29, sp, #0)?
+    if (record) { // the instruction right after: mov x29, sp (add x29, sp, #0)?
       const bool movFpSp = name == "ADDXri" && decoder.isReg(inst, 0, decoder.fp()) &&
                            decoder.isReg(inst, 1, decoder.sp()) && inst.getNumOperands() >= 3 &&
                            inst.getOperand(2).isImm() && inst.getOperand(2).getImm() == 0;
-      return movFpSp ? FramePointer::Kept : FramePointer::NotKept;
+      if (!movFpSp)
+        return {FramePointer::NotKept, {}};
+      record->framePointerSet = uint16_t(at + size);
+      return {FramePointer::Kept, record};
     }
     // The frame record pushed at the new stack top: STPXpre writes sp back
-    // (operand 0), then stores x29 and x30 (operands 1 and 2) at [sp, #imm].
+    // (operand 0), then stores x29 and x30 (operands 1 and 2) at [sp, #imm],
+    // imm in units of 8 bytes.
     if (name == "STPXpre" && inst.getNumOperands() >= 5 && decoder.isReg(inst, 1, decoder.fp()) &&
         decoder.isReg(inst, 2, decoder.lr()) && decoder.isReg(inst, 3, decoder.sp()) &&
         inst.getOperand(4).isImm() && inst.getOperand(4).getImm() < 0) {
-      storedRecord = true;
+      record = Prologue{uint16_t(at + size), uint16_t(-inst.getOperand(4).getImm() * 8), 0};
       continue;
     }
     // sub sp, sp, #N, other registers stored first, or x29 used otherwise.
     if (std::optional<FramePointer> says = decoder.outsideThePrologue(inst))
-      return *says;
+      return {*says, {}};
   }
-  return FramePointer::Unknown;
+  return {};
 }
 
 } // namespace jitsym

@@ -11,7 +11,9 @@
 
 namespace jitsym {
 
-FramePointer x86_64EntryRule(llvm::ArrayRef<uint8_t> code);
-FramePointer aarch64EntryRule(llvm::ArrayRef<uint8_t> code);
+// A Kept answer says where the prologue is where the architecture's FDE
+// must describe it (Architecture::fdeHoldsAtEntry).
+EntryRule x86_64EntryRule(llvm::ArrayRef<uint8_t> code);
+EntryRule aarch64EntryRule(llvm::ArrayRef<uint8_t> code);
 
 } // namespace jitsym

@@ -149,7 +149,7 @@ llvm::Expected<ExportResult> exportRegions(const std::string &directory,
     region.object = regionDirectory + "/" + RegionFiles::kObject;
     region.symbols = regionDirectory + "/" + RegionFiles::symbols();
     region.symbolCount = plan.symbols.size();
-    std::optional<std::vector<AddressRange>> framePointerCode;
+    std::optional<FramePointerCode> framePointerCode;
     if (request.entries)
       framePointerCode = framePointerCodeOf(plan.section, plan.symbols, isData, request.entries);
     if (llvm::Error err = writeFileAtomically(

@@ -16,8 +16,49 @@ constexpr uint64_t kFdeLead = 16;
 
 using Writer = LittleEndianWriter;
 
+// DW_CFA_advance_loc by `bytes` of code (a multiple of the code alignment).
+void advance(Writer &w, const Architecture &arch, uint64_t bytes) {
+  const uint64_t units = bytes / arch.codeAlignment;
+  if (units == 0)
+    return;
+  if (units < 0x40) {
+    w.put<uint8_t>(dwarf::DW_CFA_advance_loc | units);
+  } else {
+    w.put<uint8_t>(dwarf::DW_CFA_advance_loc2);
+    w.put<uint16_t>(static_cast<uint16_t>(units));
+  }
+}
+
+// The rows of a prologue, from `lead` bytes before the function: at entry
+// the frame is the caller's (CFA = sp, the return address still in its
+// register, the frame pointer the caller's); after the frame record's store
+// CFA = sp + its size, with the record at the new stack top; after the frame
+// pointer's move CFA = frame pointer + that size. (Only architectures whose
+// call leaves the return address in a register have prologues described:
+// Architecture::fdeHoldsAtEntry.)
+void prologueRows(Writer &w, const Architecture &arch, uint64_t lead, const Prologue &prologue) {
+  const int factor = -arch.dataAlignment;
+  w.put<uint8_t>(dwarf::DW_CFA_def_cfa);
+  w.uleb(arch.stackPointerRegister);
+  w.uleb(0);
+  w.put<uint8_t>(dwarf::DW_CFA_same_value);
+  w.uleb(arch.framePointerRegister);
+  w.put<uint8_t>(dwarf::DW_CFA_same_value);
+  w.uleb(arch.returnAddressRegister);
+  advance(w, arch, lead + prologue.recordStored);
+  w.put<uint8_t>(dwarf::DW_CFA_def_cfa_offset);
+  w.uleb(prologue.frameSize);
+  w.put<uint8_t>(dwarf::DW_CFA_offset | arch.framePointerRegister);
+  w.uleb(prologue.frameSize / factor);
+  w.put<uint8_t>(dwarf::DW_CFA_offset | arch.returnAddressRegister);
+  w.uleb((prologue.frameSize - 8) / factor);
+  advance(w, arch, prologue.framePointerSet - prologue.recordStored);
+  w.put<uint8_t>(dwarf::DW_CFA_def_cfa_register);
+  w.uleb(arch.framePointerRegister);
+}
+
 std::string buildEhFrame(const Architecture &arch, const AddressRange &text,
-                         const std::vector<AddressRange> &ranges) {
+                         const FramePointerCode &code) {
   std::string data;
   Writer w(data);
   cfiRecord(w, [&](size_t) {
@@ -45,16 +86,23 @@ std::string buildEhFrame(const Architecture &arch, const AddressRange &text,
   // the FDE, which would shadow the JSON symbols in it: ranges start at a
   // function (framePointerRanges), and one that starts with the section
   // starts a little below it instead. Unwinding only asks which FDE covers a
-  // PC, so the extra bytes change nothing else.
-  for (const AddressRange &range : ranges) {
+  // PC, so the extra bytes change nothing else. A range that starts with a
+  // prologue (FramePointer.h) describes it first.
+  auto prologue = code.prologues.begin();
+  for (const AddressRange &range : code.ranges) {
     uint64_t begin = range.start;
     if (range.start == text.start)
       begin = range.start >= kFdeLead ? range.start - kFdeLead : 0;
+    while (prologue != code.prologues.end() && prologue->first < range.start)
+      ++prologue;
+    const bool described = prologue != code.prologues.end() && prologue->first == range.start;
     cfiRecord(w, [&](size_t start) {
       w.put<uint32_t>(static_cast<uint32_t>(start + 4)); // back to the CIE at 0
       w.put<uint64_t>(begin);
       w.put<uint64_t>(range.end - begin);
       w.uleb(0); // augmentation data length
+      if (described)
+        prologueRows(w, arch, range.start - begin, prologue->second);
     });
   }
   w.put<uint32_t>(0); // terminator
@@ -67,7 +115,7 @@ std::string buildUnwindObject(const Architecture &arch, const AddressRange &text
                               const UuidBytes &buildId,
                               std::vector<LldbSymbol> symbols,
                               std::vector<ElfSection> debugSections,
-                              std::optional<std::vector<AddressRange>> framePointerCode) {
+                              std::optional<FramePointerCode> framePointerCode) {
   ElfImageSpec spec;
   spec.machine = arch.elfMachine;
   spec.symbols = std::move(symbols);
@@ -79,8 +127,8 @@ std::string buildUnwindObject(const Architecture &arch, const AddressRange &text
   ElfSection ehFrame;
   ehFrame.name = ".eh_frame";
   ehFrame.type = ELF::SHT_PROGBITS;
-  ehFrame.bytes = buildEhFrame(arch, text, framePointerCode ? *framePointerCode
-                                                         : std::vector<AddressRange>{text});
+  ehFrame.bytes =
+      buildEhFrame(arch, text, framePointerCode ? *framePointerCode : FramePointerCode{{text}, {}});
   ehFrame.alignment = 8;
   spec.sections.push_back(std::move(ehFrame));
   for (ElfSection &section : debugSections)

@@ -9,9 +9,9 @@
 
 namespace jitsym {
 
-FramePointer framePointerAtEntry(const Architecture &arch, llvm::ArrayRef<uint8_t> code) {
+EntryRule entryRuleAt(const Architecture &arch, llvm::ArrayRef<uint8_t> code) {
   if (code.empty())
-    return FramePointer::Unknown;
+    return {};
   code = code.take_front(kFramePointerProbeBytes);
   switch (arch.id) {
   case ArchId::X86_64:
@@ -19,14 +19,14 @@ FramePointer framePointerAtEntry(const Architecture &arch, llvm::ArrayRef<uint8_
   case ArchId::AArch64:
     return aarch64EntryRule(code);
   }
-  return FramePointer::Unknown;
+  return {};
 }
 
-std::vector<AddressRange> framePointerRanges(const AddressRange &section,
-                                             std::vector<FunctionEntry> functions) {
-  std::sort(functions.begin(), functions.end(),
-            [](const FunctionEntry &a, const FunctionEntry &b) { return a.start < b.start; });
-  std::vector<AddressRange> ranges;
+FramePointerCode framePointerRanges(const AddressRange &section,
+                                    std::vector<FunctionEntry> functions) {
+  std::stable_sort(functions.begin(), functions.end(),
+                   [](const FunctionEntry &a, const FunctionEntry &b) { return a.start < b.start; });
+  FramePointerCode code;
   std::optional<uint64_t> open;      // where the current range began
   std::optional<uint64_t> lastStart; // of the last function looked at
   for (const FunctionEntry &function : functions) {
@@ -37,28 +37,41 @@ std::vector<AddressRange> framePointerRanges(const AddressRange &section,
       continue;
     const bool first = !lastStart;
     lastStart = function.start;
-    const bool rule = function.framePointer != FramePointer::NotKept;
-    if (rule && !open) {
-      open = first ? section.start : function.start;
-    } else if (!rule && open) {
-      ranges.push_back({*open, function.start});
+    const bool rule = function.rule.framePointer != FramePointer::NotKept;
+    // A prologue is described by an FDE of its own, from the function's start.
+    if (open && (!rule || function.rule.prologue)) {
+      code.ranges.push_back({*open, function.start});
       open.reset();
     }
+    if (rule && !open)
+      open = first && !function.rule.prologue ? section.start : function.start;
+    if (function.rule.prologue)
+      code.prologues.emplace_back(function.start, *function.rule.prologue);
   }
   if (open)
-    ranges.push_back({*open, section.end});
-  return ranges;
+    code.ranges.push_back({*open, section.end});
+  return code;
 }
 
-bool coveredBy(const std::vector<AddressRange> &ranges, uint64_t address) {
+bool FramePointerCode::covers(uint64_t address) const {
   auto it = std::upper_bound(ranges.begin(), ranges.end(), address,
                              [](uint64_t a, const AddressRange &r) { return a < r.start; });
   return it != ranges.begin() && address < std::prev(it)->end;
 }
 
-std::vector<AddressRange> framePointerCodeOf(const AddressRange &section,
-                                             const std::vector<const Symbol *> &symbols,
-                                             SymbolPredicate isData, const EntryProbe &probe) {
+EntryRule FramePointerCode::ruleAt(uint64_t start) const {
+  EntryRule rule;
+  rule.framePointer = covers(start) ? FramePointer::Kept : FramePointer::NotKept;
+  auto it = std::lower_bound(prologues.begin(), prologues.end(), start,
+                             [](const auto &p, uint64_t a) { return p.first < a; });
+  if (it != prologues.end() && it->first == start)
+    rule.prologue = it->second;
+  return rule;
+}
+
+FramePointerCode framePointerCodeOf(const AddressRange &section,
+                                    const std::vector<const Symbol *> &symbols,
+                                    SymbolPredicate isData, const EntryProbe &probe) {
   std::vector<FunctionEntry> functions;
   functions.reserve(symbols.size());
   std::optional<uint64_t> lastStart;
@@ -71,13 +84,13 @@ std::vector<AddressRange> framePointerCodeOf(const AddressRange &section,
   return framePointerRanges(section, std::move(functions));
 }
 
-bool frameRuleHolds(const std::vector<AddressRange> &ranges, const Symbol &symbol,
-                    const EntryProbe &probe) {
-  switch (probe(symbol.address, symbol.size)) {
+bool frameRuleHolds(const FramePointerCode &code, const Symbol &symbol, const EntryProbe &probe) {
+  const EntryRule rule = probe(symbol.address, symbol.size);
+  switch (rule.framePointer) {
   case FramePointer::Kept:
-    return coveredBy(ranges, symbol.address);
+    return code.covers(symbol.address) && code.ruleAt(symbol.address).prologue == rule.prologue;
   case FramePointer::NotKept:
-    return !coveredBy(ranges, symbol.address);
+    return !code.covers(symbol.address);
   case FramePointer::Unknown:
     return true; // either rule: nothing better is known
   }

@@ -32,13 +32,13 @@ JitdumpEntries JitdumpEntries::read(std::string_view file) {
           const uint64_t take = std::min<uint64_t>(
               {load->codeSize, record.size - load->codeOffset, kFramePointerProbeBytes});
           const std::string_view code = file.substr(offset + load->codeOffset, take);
-          result.entries_[load->codeAddress] = framePointerAtEntry(*arch, llvm::ArrayRef(
+          result.entries_[load->codeAddress] = entryRuleAt(*arch, llvm::ArrayRef(
               reinterpret_cast<const uint8_t *>(code.data()), code.size()));
         }
       } else if (const auto *move = std::get_if<JitCodeMove>(&record.body)) {
         if (auto it = result.entries_.find(move->oldAddress);
             it != result.entries_.end() && move->oldAddress != move->newAddress) {
-          const FramePointer said = it->second;
+          const EntryRule said = it->second;
           result.entries_.erase(it);
           result.entries_[move->newAddress] = said;
         }
@@ -49,9 +49,9 @@ JitdumpEntries JitdumpEntries::read(std::string_view file) {
   return result;
 }
 
-FramePointer JitdumpEntries::at(uint64_t start) const {
+EntryRule JitdumpEntries::at(uint64_t start) const {
   auto it = entries_.find(start);
-  return it == entries_.end() ? FramePointer::Unknown : it->second;
+  return it == entries_.end() ? EntryRule{} : it->second;
 }
 
 } // namespace jitsym

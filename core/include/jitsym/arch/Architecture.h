@@ -27,6 +27,7 @@ struct Architecture {
   // push rbp; mov rbp, rsp, aarch64's frame record stp x29, x30).
   uint8_t framePointerRegister;  // DWARF register numbers
   uint8_t returnAddressRegister; // the CIE's return address column
+  uint8_t stackPointerRegister;
   uint8_t cfaOffset;
   uint8_t codeAlignment; // CIE factors
   int8_t dataAlignment;
@@ -36,20 +37,44 @@ struct Architecture {
   // LLVM MC's names of the stack pointer, the frame pointer and the link
   // register, if any (the entry decoder).
   std::string_view mcStackPointer, mcFramePointer, mcLinkRegister;
+  // Whether LLDB unwinds a function's innermost frame by its FDE even at the
+  // function's first instructions, before the prologue has made the frame
+  // (aarch64); the FDE must then describe the prologue. Where not (x86-64),
+  // LLDB analyses the innermost frame's instructions itself.
+  bool fdeHoldsAtEntry;
 };
 
-inline constexpr Architecture kX86_64{
-    ArchId::X86_64, "x86_64", "x86_64-pc-linux-gnu", 62 /* EM_X86_64 */,
-    6 /* rbp */,    16 /* rip */, 16,                 1,
-    -8,             {"rdi", "rsi", "rdx", "rcx"},             "RSP",
-    "RBP",          ""};
+inline constexpr Architecture kX86_64{ArchId::X86_64,
+                                      "x86_64",
+                                      "x86_64-pc-linux-gnu",
+                                      62 /* EM_X86_64 */,
+                                      6 /* rbp */,
+                                      16 /* rip */,
+                                      7 /* rsp */,
+                                      16,
+                                      1,
+                                      -8,
+                                      {"rdi", "rsi", "rdx", "rcx"},
+                                      "RSP",
+                                      "RBP",
+                                      "",
+                                      false};
 
-inline constexpr Architecture kAArch64{
-    ArchId::AArch64, "aarch64", "aarch64-unknown-linux-gnu", 183 /* EM_AARCH64 */,
-    29 /* x29 */,    30 /* x30, the link register */,       16,
-    4,               -8,
-    {"x0", "x1", "x2", "x3"},
-    "SP",            "FP",                             "LR"};
+inline constexpr Architecture kAArch64{ArchId::AArch64,
+                                       "aarch64",
+                                       "aarch64-unknown-linux-gnu",
+                                       183 /* EM_AARCH64 */,
+                                       29 /* x29 */,
+                                       30 /* x30, the link register */,
+                                       31 /* sp */,
+                                       16,
+                                       4,
+                                       -8,
+                                       {"x0", "x1", "x2", "x3"},
+                                       "SP",
+                                       "FP",
+                                       "LR",
+                                       true};
 
 inline constexpr std::array<const Architecture *, 2> kArchitectures = {&kX86_64, &kAArch64};
 

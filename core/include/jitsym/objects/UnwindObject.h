@@ -21,6 +21,7 @@
 #include "jitsym/objects/ElfImage.h"
 #include "jitsym/objects/LldbSymbols.h"
 
+#include "jitsym/plan/FramePointer.h"
 #include "jitsym/plan/Regions.h"
 #include "jitsym/plan/Uuid.h"
 
@@ -32,12 +33,13 @@ namespace jitsym {
 // which it does not for symbols of a JSON file added after it. With
 // `debugSections` (DebugObject.h), it carries the region's lines too, and a
 // file-and-line breakpoint resolves in it as it is added. `framePointerCode`:
-// the code that gets the frame-pointer rule (framePointerRanges); none: all
-// of `text` (nothing is known of its code).
+// the code that gets the frame-pointer rule and the prologues its FDEs
+// describe (framePointerRanges); none: all of `text` (nothing is known of
+// its code).
 std::string buildUnwindObject(const Architecture &arch, const AddressRange &text,
                               const UuidBytes &buildId,
                               std::vector<LldbSymbol> symbols = {},
                               std::vector<ElfSection> debugSections = {},
-                              std::optional<std::vector<AddressRange>> framePointerCode = {});
+                              std::optional<FramePointerCode> framePointerCode = {});
 
 } // namespace jitsym

@@ -8,6 +8,8 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
+#include <utility>
 #include <vector>
 
 #include "jitsym/arch/Architecture.h"
@@ -22,6 +24,30 @@ enum class FramePointer {
   NotKept, // it does not: no rule of ours, LLDB analyses the code
   Unknown, // the entry does not say (or cannot be read): the frame-pointer
            // rule, what LLDB uses for code it knows nothing about
+};
+
+// Where a kept frame pointer's prologue makes the frame, as offsets from the
+// function's start, for an architecture whose FDE LLDB takes at every
+// instruction (Architecture::fdeHoldsAtEntry): the FDE then describes the
+// prologue's instructions, where the frame-pointer rule does not hold yet.
+struct Prologue {
+  uint16_t recordStored = 0;    // the instruction after the frame record's store
+  uint16_t frameSize = 0;       // what that store took off the stack pointer
+  uint16_t framePointerSet = 0; // the instruction after the frame pointer's move
+  bool operator==(const Prologue &o) const {
+    return recordStored == o.recordStored && frameSize == o.frameSize &&
+           framePointerSet == o.framePointerSet;
+  }
+};
+
+// What a function's entry says: its frame pointer, and where the prologue
+// is when it is kept and the architecture's FDEs must describe it.
+struct EntryRule {
+  FramePointer framePointer = FramePointer::Unknown;
+  std::optional<Prologue> prologue;
+  bool operator==(const EntryRule &o) const {
+    return framePointer == o.framePointer && prologue == o.prologue;
+  }
 };
 
 // From the function's first bytes, decoded with LLVM's disassembler for
@@ -39,7 +65,11 @@ enum class FramePointer {
 // a jump patched in; the symbol of HotSpot's interpreter starts with data),
 // bytes that do not decode, or 64 bytes with none of these. Pure: the caller
 // reads the bytes (a jitdump record's code, or the process's memory).
-FramePointer framePointerAtEntry(const Architecture &arch, llvm::ArrayRef<uint8_t> code);
+EntryRule entryRuleAt(const Architecture &arch, llvm::ArrayRef<uint8_t> code);
+// Its frame pointer alone.
+inline FramePointer framePointerAtEntry(const Architecture &arch, llvm::ArrayRef<uint8_t> code) {
+  return entryRuleAt(arch, code).framePointer;
+}
 
 // How many bytes framePointerAtEntry looks at, at most.
 constexpr size_t kFramePointerProbeBytes = 64;
@@ -47,36 +77,45 @@ constexpr size_t kFramePointerProbeBytes = 64;
 // A function of a region, by its start, and what its entry says.
 struct FunctionEntry {
   uint64_t start = 0;
-  FramePointer framePointer = FramePointer::Unknown;
+  EntryRule rule;
 };
 
-// The parts of `section` whose code gets the frame-pointer rule, sorted and
-// disjoint: from each function that keeps a frame pointer (or cannot be
-// told) up to the next function that does not. A range starts at a
-// function's start or at the section's start (only .eh_frame FDEs that
-// start where a symbol does make no synthetic symbols: UnwindObject.h);
-// code before the first function gets the first function's rule. Functions
-// need not be sorted; several may share a start.
-std::vector<AddressRange> framePointerRanges(const AddressRange &section,
-                                             std::vector<FunctionEntry> functions);
+// The code of a region that gets the frame-pointer rule, and the prologues
+// its FDEs describe.
+struct FramePointerCode {
+  // Sorted and disjoint: from each function that keeps a frame pointer (or
+  // cannot be told) up to the next function that does not, or that has a
+  // prologue of its own. A range starts at a function's start or at the
+  // section's start (only .eh_frame FDEs that start where a symbol does make
+  // no synthetic symbols: UnwindObject.h).
+  std::vector<AddressRange> ranges;
+  // By function start, ascending; each starts a range.
+  std::vector<std::pair<uint64_t, Prologue>> prologues;
 
-// Whether `ranges` (as framePointerRanges gives them) cover `address`.
-bool coveredBy(const std::vector<AddressRange> &ranges, uint64_t address);
+  bool covers(uint64_t address) const;
+  // What the code says of the function that starts at `start`.
+  EntryRule ruleAt(uint64_t start) const;
+};
+
+// The frame-pointer code of `section` from its functions' entries. Code
+// before the first function gets the first function's rule. Functions need
+// not be sorted; several may share a start (the first one speaks).
+FramePointerCode framePointerRanges(const AddressRange &section,
+                                    std::vector<FunctionEntry> functions);
 
 // What a function's entry says, by its start and size (0: unknown); the
 // reader of the bytes decides where they come from.
-using EntryProbe = std::function<FramePointer(uint64_t start, uint64_t size)>;
+using EntryProbe = std::function<EntryRule(uint64_t start, uint64_t size)>;
 
 // The frame-pointer code of the region `section` with `symbols` (in address
 // order; data symbols, by `isData`, are not code and say nothing).
-std::vector<AddressRange> framePointerCodeOf(const AddressRange &section,
-                                             const std::vector<const Symbol *> &symbols,
-                                             SymbolPredicate isData, const EntryProbe &probe);
+FramePointerCode framePointerCodeOf(const AddressRange &section,
+                                    const std::vector<const Symbol *> &symbols,
+                                    SymbolPredicate isData, const EntryProbe &probe);
 
-// Whether code that starts at `symbol` gets the right rule from `ranges`, a
+// Whether code that starts at `symbol` gets the right rule from `code`, a
 // module's frame-pointer code made before the symbol was known: a symbol
-// whose rule they do not give needs its region made anew.
-bool frameRuleHolds(const std::vector<AddressRange> &ranges, const Symbol &symbol,
-                    const EntryProbe &probe);
+// whose rule it does not give (nor its prologue) needs its region made anew.
+bool frameRuleHolds(const FramePointerCode &code, const Symbol &symbol, const EntryProbe &probe);
 
 } // namespace jitsym

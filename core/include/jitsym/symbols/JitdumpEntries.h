@@ -21,7 +21,7 @@ public:
   static JitdumpEntries read(std::string_view file);
 
   // The function at `start`; Unknown if no CODE_LOAD put code there.
-  FramePointer at(uint64_t start) const;
+  EntryRule at(uint64_t start) const;
   // As core's EntryProbe (valid while this object lives).
   EntryProbe probe() const {
     return [this](uint64_t start, uint64_t) { return at(start); };
@@ -29,7 +29,7 @@ public:
   size_t size() const { return entries_.size(); }
 
 private:
-  std::unordered_map<uint64_t, FramePointer> entries_;
+  std::unordered_map<uint64_t, EntryRule> entries_;
 };
 
 } // namespace jitsym
