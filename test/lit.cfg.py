@@ -143,6 +143,16 @@ if qemu_aarch64 and os.path.exists(tinyjit_aarch64):
     # (before %writerjit, which begins it)
     config.substitutions.insert(0, ("%writerjit_aarch64", os.path.join(
         config.jitsym_build_dir, "bin", "aarch64", "writerjit")))
+    # Dynamic aarch64 programs (apijit dlopen()s the collector) run with the
+    # cross compilers' libraries: qemu takes them from QEMU_LD_PREFIX.
+    sysroot = "/usr/aarch64-linux-gnu"
+    if os.path.exists(os.path.join(sysroot, "lib", "ld-linux-aarch64.so.1")):
+        config.available_features.add("aarch64-qemu-dynamic")
+        config.substitutions.insert(0, ("%aarch64_sysroot", sysroot))
+        config.substitutions.insert(0, ("%apijit_aarch64", os.path.join(
+            config.jitsym_build_dir, "bin", "aarch64", "apijit")))
+        config.substitutions.insert(0, ("%collector_aarch64", os.path.join(
+            config.jitsym_build_dir, "lib", "aarch64", "libjitsym-jitprofiling.so")))
 if shutil.which("gdb") and shutil.which("gcore"):
     config.available_features.add("gdb")
 if shutil.which("node"):

@@ -1,5 +1,5 @@
 /*
- * apijit.c - a tiny x86-64 JIT that reports its code through the Intel JIT
+ * apijit.c - a tiny x86-64 and aarch64 JIT that reports its code through the Intel JIT
  * profiling API (iJIT_NotifyEvent), as engines built with that API do. Run it
  * with INTEL_JIT_PROFILER64 naming jitsym's collector and LLDB names its
  * frames, with source lines of program.mini (see README.md).
@@ -18,7 +18,9 @@
  * --bad-events sends events a collector must reject, instead of the above.
  * --threads N --methods M: N threads report M functions each at once.
  *
- * Linux x86-64 only. Build: see CMakeLists.txt (links ijit_stub.c).
+ * Linux on x86-64 or aarch64. Build: see CMakeLists.txt (links ijit_stub.c);
+ * for aarch64, cross/CMakeLists.txt (dynamic: the stub dlopen()s the
+ * collector; run it under qemu-user with the cross libraries).
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -30,8 +32,8 @@
 
 #include "jitsym/jitprofiling.h"
 
-#if !defined(__x86_64__)
-#error "apijit generates x86-64 code"
+#if !defined(__x86_64__) && !defined(__aarch64__)
+#error "apijit generates x86-64 or aarch64 code"
 #endif
 
 #ifndef APIJIT_SOURCE
@@ -52,14 +54,28 @@ static char source_path[4096] = APIJIT_SOURCE;
 static uint8_t *emit(size_t at, const uint8_t *code, size_t size)
 {
     memcpy(region + at, code, size);
+    __builtin___clear_cache((char *)region + at, (char *)region + at + size);
     return region + at;
 }
 
+#if defined(__x86_64__)
 static void put_address(uint8_t *code, size_t at, const void *address)
 {
     uint64_t value = (uint64_t)(uintptr_t)address;
     memcpy(code + at, &value, sizeof value);
 }
+#else
+/* movz/movk x16 at `at`, four instructions, with the address. */
+static void put_address(uint8_t *code, size_t at, const void *address)
+{
+    uint64_t value = (uint64_t)(uintptr_t)address;
+    for (uint32_t hw = 0; hw < 4; ++hw) {
+        uint32_t insn = (hw == 0 ? 0xd2800010u : 0xf2800010u) | (hw << 21) |
+                        (uint32_t)(((value >> (16 * hw)) & 0xffff) << 5);
+        memcpy(code + at + 4 * hw, &insn, sizeof insn);
+    }
+}
+#endif
 
 static void report(iJIT_JVM_EVENT event, void *data, const char *what)
 {
@@ -68,7 +84,10 @@ static void report(iJIT_JVM_EVENT event, void *data, const char *what)
     fflush(stdout);
 }
 
-/* compute(n): a = n * n (square, inlined); apijit_probe(a); return a + 1. */
+/* compute(n): a = n * n (square, inlined); apijit_probe(a); return a + 1.
+ * step(n): return compute(n). With each, where its lines end (each Offset
+ * ends its range, see jitprofiling.h) and where square is inlined. */
+#if defined(__x86_64__)
 static uint8_t *compile_compute(size_t at)
 {
     uint8_t code[] = {
@@ -91,8 +110,11 @@ static uint8_t *compile_compute(size_t at)
     put_address(code, 0x14, (void *)apijit_probe);
     return emit(at, code, sizeof code);
 }
+enum { kComputeSize = 0x28, kSquareAt = 0x09, kSquareSize = 5, kStepSize = 0x12 };
+static LineNumberInfo compute_lines[] = {{0x09, 4}, {0x10, 5}, {0x1e, 6}, {0x28, 7}};
+static LineNumberInfo square_lines[] = {{0x05, 3}};
+static LineNumberInfo step_lines[] = {{0x04, 8}, {0x12, 9}};
 
-/* step(n): return compute(n). */
 static uint8_t *compile_step(size_t at, const uint8_t *compute)
 {
     uint8_t code[] = {
@@ -108,18 +130,59 @@ static uint8_t *compile_step(size_t at, const uint8_t *compute)
 }
 
 static const uint8_t kReturn[] = {0x31, 0xc0, 0xc3}; /* xor eax, eax; ret */
+static const uint8_t kGone = 0xcc;                    /* int3 */
+#else
+#define A64(insn) (uint8_t)(insn), (uint8_t)((insn) >> 8), (uint8_t)((insn) >> 16), \
+                  (uint8_t)((insn) >> 24)
+static uint8_t *compile_compute(size_t at)
+{
+    uint8_t code[] = {
+        A64(0xa9be7bfd), /* 00 stp x29, x30, [sp, #-32]!   line 4 */
+        A64(0x910003fd), /* 04 mov x29, sp                        */
+        A64(0xf9000bf3), /* 08 str x19, [sp, #16]                 */
+        A64(0x1b007c00), /* 0c mul w0, w0, w0        square: line 3 */
+        A64(0x2a0003f3), /* 10 mov w19, w0                 line 5 */
+        A64(0xd2800010), /* 14 movz/movk x16, apijit_probe line 6 */
+        A64(0xf2a00010), A64(0xf2c00010), A64(0xf2e00010),
+        A64(0xd63f0200), /* 24 blr x16                            */
+        A64(0x11000660), /* 28 add w0, w19, #1             line 7 */
+        A64(0xf9400bf3), /* 2c ldr x19, [sp, #16]                 */
+        A64(0xa8c27bfd), /* 30 ldp x29, x30, [sp], #32            */
+        A64(0xd65f03c0), /* 34 ret                                */
+    };
+    put_address(code, 0x14, (void *)apijit_probe);
+    return emit(at, code, sizeof code);
+}
+enum { kComputeSize = 0x38, kSquareAt = 0x0c, kSquareSize = 4, kStepSize = 0x24 };
+static LineNumberInfo compute_lines[] = {{0x0c, 4}, {0x14, 5}, {0x28, 6}, {0x38, 7}};
+static LineNumberInfo square_lines[] = {{0x04, 3}};
+static LineNumberInfo step_lines[] = {{0x08, 8}, {0x24, 9}};
+
+static uint8_t *compile_step(size_t at, const uint8_t *compute)
+{
+    uint8_t code[] = {
+        A64(0xa9bf7bfd), /* 00 stp x29, x30, [sp, #-16]!   line 8 */
+        A64(0x910003fd), /* 04 mov x29, sp                        */
+        A64(0xd2800010), /* 08 movz/movk x16, compute      line 9 */
+        A64(0xf2a00010), A64(0xf2c00010), A64(0xf2e00010),
+        A64(0xd63f0200), /* 18 blr x16                            */
+        A64(0xa8c17bfd), /* 1c ldp x29, x30, [sp], #16            */
+        A64(0xd65f03c0), /* 20 ret                                */
+    };
+    put_address(code, 0x08, compute);
+    return emit(at, code, sizeof code);
+}
+
+static const uint8_t kReturn[] = {A64(0x52800000), A64(0xd65f03c0)}; /* mov w0, #0; ret */
+static const uint8_t kGone = 0x00;                                      /* udf #0 */
+#endif
 
 static int run_program(void)
 {
-    /* Each Offset ends its range (see jitprofiling.h). */
-    LineNumberInfo compute_lines[] = {{0x09, 4}, {0x10, 5}, {0x1e, 6}, {0x28, 7}};
-    LineNumberInfo square_lines[] = {{0x05, 3}};
-    LineNumberInfo step_lines[] = {{0x04, 8}, {0x12, 9}};
-
     uint8_t *compute = compile_compute(0x100);
     iJIT_Method_Load_V2 compute_load = {
         .method_id = iJIT_GetNewMethodID(), .method_name = "compute",
-        .method_load_address = compute, .method_size = 0x28,
+        .method_load_address = compute, .method_size = kComputeSize,
         .line_number_size = 4, .line_number_table = compute_lines,
         .source_file_name = source_path, .module_name = "apijit"};
     printf("apijit: compute at %p\n", (void *)compute);
@@ -127,17 +190,18 @@ static int run_program(void)
 
     iJIT_Method_Inline_Load square_load = {
         .method_id = iJIT_GetNewMethodID(), .parent_method_id = compute_load.method_id,
-        .method_name = "square", .method_load_address = compute + 0x09, .method_size = 5,
+        .method_name = "square", .method_load_address = compute + kSquareAt,
+        .method_size = kSquareSize,
         .line_number_size = 1, .line_number_table = square_lines,
         .source_file_name = source_path};
-    printf("apijit: square inlined at %p\n", (void *)(compute + 0x09));
+    printf("apijit: square inlined at %p\n", (void *)(compute + kSquareAt));
     report(iJVM_EVENT_TYPE_METHOD_INLINE_LOAD_FINISHED, &square_load,
            "METHOD_INLINE_LOAD_FINISHED square");
 
     uint8_t *step = compile_step(0x200, compute);
     iJIT_Method_Load step_load = {
         .method_id = iJIT_GetNewMethodID(), .method_name = "step",
-        .method_load_address = step, .method_size = 0x12,
+        .method_load_address = step, .method_size = kStepSize,
         .line_number_size = 2, .line_number_table = step_lines,
         .source_file_name = source_path};
     printf("apijit: step at %p\n", (void *)step);
@@ -148,7 +212,8 @@ static int run_program(void)
     step_load.method_load_address = moved; /* same id, name and lines: new place */
     printf("apijit: step moved to %p\n", (void *)moved);
     report(iJVM_EVENT_TYPE_METHOD_UPDATE, &step_load, "METHOD_UPDATE step");
-    memset(step, 0xcc, 0x12); /* the old code is gone */
+    memset(step, kGone, kStepSize); /* the old code is gone */
+    __builtin___clear_cache((char *)step, (char *)step + kStepSize);
     printf("apijit: phase 2: step(4) = %d\n", ((int (*)(int))moved)(4));
 
     uint8_t *scratch = emit(0x400, kReturn, sizeof kReturn);
@@ -200,7 +265,7 @@ static int send_bad_events(void)
     report(iJVM_EVENT_TYPE_METHOD_UPDATE, &load, "update of an unknown method");
     unsigned int unknown = 6001;
     report(iJVM_EVENT_TYPE_METHOD_UNLOAD_START, &unknown, "unload of an unknown method");
-    iJIT_Method_Update segment = {code, sizeof kReturn, iJIT_CT_CODE, "x86"};
+    iJIT_Method_Update segment = {code, sizeof kReturn, iJIT_CT_CODE, "code"};
     report(iJVM_EVENT_TYPE_METHOD_UPDATE_V2, &segment, "segment update");
     report((iJIT_JVM_EVENT)99, &good, "event 99");
     report(iJVM_EVENT_TYPE_SHUTDOWN, NULL, "SHUTDOWN");
