@@ -115,7 +115,8 @@ FramePointerCode framePointerCodeOf(const AddressRange &section,
 
 // Whether code that starts at `symbol` gets the right rule from `code`, a
 // module's frame-pointer code made before the symbol was known: a symbol
-// whose rule it does not give (nor its prologue) needs its region made anew.
+// whose rule it does not give needs its region made anew. (Its prologue,
+// if any, is described when the region is made anew for another reason.)
 bool frameRuleHolds(const FramePointerCode &code, const Symbol &symbol, const EntryProbe &probe);
 
 } // namespace jitsym
