@@ -132,15 +132,4 @@ std::vector<uint64_t> breakpointLocationAddresses(lldb::SBTarget &target) {
   return addresses;
 }
 
-std::vector<uint64_t> breakpointStopAddresses(lldb::SBProcess &process) {
-  std::vector<uint64_t> addresses;
-  for (uint32_t t = 0; t < process.GetNumThreads(); ++t) {
-    lldb::SBThread thread = process.GetThreadAtIndex(t);
-    if (thread.GetStopReason() == lldb::eStopReasonBreakpoint)
-      addresses.push_back(thread.GetFrameAtIndex(0).GetPC());
-  }
-  std::sort(addresses.begin(), addresses.end());
-  return addresses;
-}
-
 } // namespace jitsym::plugin

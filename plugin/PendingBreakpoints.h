@@ -58,8 +58,5 @@ private:
 // The load addresses of all resolved locations of the target's breakpoints
 // (where LLDB may have put a trap in memory), ascending.
 std::vector<uint64_t> breakpointLocationAddresses(lldb::SBTarget &target);
-// Where the process's threads stopped at a breakpoint of theirs now
-// (ascending): the sites LLDB's stop reasons name.
-std::vector<uint64_t> breakpointStopAddresses(lldb::SBProcess &process);
 
 } // namespace jitsym::plugin

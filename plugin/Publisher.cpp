@@ -144,27 +144,11 @@ PublishReport Publisher::publish(lldb::SBDebugger &debugger, lldb::SBTarget &tar
             code.emplace_back(symbol->address, symbol->size);
     entries.prefetch(std::move(code));
   }
-  // Made anew, but not at a stop at one of its breakpoints: LLDB would set
-  // the site anew and lose which location the stop was for (its stop reason
-  // said "breakpoint 1."). The new code goes in as a delta meanwhile.
-  lldb::SBProcess process = target.GetProcess();
-  const std::vector<uint64_t> hits = breakpointStopAddresses(process);
-  auto remakeForRules = [&](uint64_t key) {
-    const RegionModule *module = modules.find(key);
-    if (module && module->section.containsAny(hits)) {
-      ruleRemake_.insert(key);
-      return;
-    }
-    stale.insert(key);
-    replan.insert(windowKey(key));
-  };
-  for (uint64_t key : std::exchange(ruleRemake_, {}))
-    if (!stale.count(key))
-      remakeForRules(key);
   for (const auto &[key, symbols] : added)
-    if (!stale.count(key) && !ruleRemake_.count(key) &&
-        !modules.frameRulesHold(key, symbols, isData, probe))
-      remakeForRules(key);
+    if (!stale.count(key) && !modules.frameRulesHold(key, symbols, isData, probe)) {
+      stale.insert(key);
+      replan.insert(windowKey(key));
+    }
   {
     // The code of the windows made anew: what LLDB's modules say of old
     // functions is kept (RegionModules::framePointerOf), new ones are read.

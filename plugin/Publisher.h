@@ -63,15 +63,13 @@ public:
   void forget() {
     leftBehind_.clear();
     remake_.clear();
-    ruleRemake_.clear();
     refused_.clear();
     executableDigest_ = 0;
   }
   // Whether a publish is due even with no new symbols: work left, or data
   // symbols whose memory may have become executable since.
   bool wantsPublish(const RegionModules &modules) const {
-    return !leftBehind_.empty() || !remake_.empty() || !ruleRemake_.empty() ||
-           !modules.keysWithData().empty();
+    return !leftBehind_.empty() || !remake_.empty() || !modules.keysWithData().empty();
   }
 
 private:
@@ -79,9 +77,6 @@ private:
   // an address in them: windows may split or join between publishes.
   std::set<uint64_t> leftBehind_;
   std::set<uint64_t> remake_; // addresses whose modules are made anew
-  // Regions whose unwind rules miss new code, put off from a stop at a
-  // breakpoint in them (by their key).
-  std::set<uint64_t> ruleRemake_;
   // The refusal last said for each region, so it is said once.
   std::map<uint64_t, std::string> refused_;
   // Where memory was executable at the last publish (RegionPlanner::isData).
