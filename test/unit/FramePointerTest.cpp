@@ -11,7 +11,7 @@ using namespace jitsym;
 
 namespace {
 
-FramePointer of(std::vector<uint8_t> bytes) { return framePointerAtEntry(kX86_64, bytes); }
+FramePointer of(std::vector<uint8_t> bytes) { return entryRuleAt(kX86_64, bytes).framePointer; }
 
 // Pads a prologue to the bytes a reader gives (the next instructions).
 std::vector<uint8_t> withNops(std::vector<uint8_t> bytes) {
@@ -152,7 +152,7 @@ TEST(FramePointerRanges, OfARegionsSymbolsLeaveDataOut) {
 
 namespace {
 FramePointer ofAArch64(std::vector<uint8_t> bytes) {
-  return framePointerAtEntry(kAArch64, bytes);
+  return entryRuleAt(kAArch64, bytes).framePointer;
 }
 } // namespace
 

@@ -66,12 +66,8 @@ struct EntryRule {
 // bytes that do not decode, or 64 bytes with none of these. Pure: the caller
 // reads the bytes (a jitdump record's code, or the process's memory).
 EntryRule entryRuleAt(const Architecture &arch, llvm::ArrayRef<uint8_t> code);
-// Its frame pointer alone.
-inline FramePointer framePointerAtEntry(const Architecture &arch, llvm::ArrayRef<uint8_t> code) {
-  return entryRuleAt(arch, code).framePointer;
-}
 
-// How many bytes framePointerAtEntry looks at, at most.
+// How many bytes entryRuleAt looks at, at most.
 constexpr size_t kFramePointerProbeBytes = 64;
 
 // A function of a region, by its start, and what its entry says.
