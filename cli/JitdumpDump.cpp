@@ -141,6 +141,7 @@ private:
 
 int runJitdumpDump(const std::string &path, llvm::raw_ostream &out, llvm::raw_ostream &err) {
   JitdumpReader reader(path);
+  reader.setWriterDone(true); // a file as it is
   Printer printer(out, err);
   llvm::Expected<JitdumpReadStats> stats = reader.read(printer);
   if (!stats) {
@@ -148,8 +149,15 @@ int runJitdumpDump(const std::string &path, llvm::raw_ostream &out, llvm::raw_os
     return 1;
   }
   out << "records: " << stats->records << ", malformed: " << stats->malformed
-      << ", pending bytes: " << stats->pendingBytes
-      << (stats->corrupt ? ", corrupt: the rest of the file is unreadable" : "") << "\n";
+      << ", pending bytes: " << stats->pendingBytes;
+  if (stats->stepsLost)
+    out << ", steps lost and found again: " << stats->stepsLost << " (" << stats->bytesSkipped
+        << " bytes skipped)";
+  if (stats->corrupt)
+    out << ", corrupt: the rest of the file is unreadable";
+  else if (reader.damage().lostAt)
+    out << ", no record found after byte offset " << *reader.damage().lostAt;
+  out << "\n";
   return 0;
 }
 

@@ -330,6 +330,19 @@ std::string Sources::status() const {
         << lastUnflushedBytes_ << " bytes from the process's stdio buffer); lines for "
         << lines_.functionCount() << " functions, unwind tables for "
         << unwind_.functionCount() << "\n";
+  if (dump_) {
+    const JitdumpReader::Damage damage = dump_->damage();
+    if (damage.stepsLost)
+      out << "  damaged: reading lost its step " << damage.stepsLost
+          << " time(s) and found the next record again (" << damage.bytesSkipped
+          << " bytes skipped)\n";
+    if (damage.corrupt)
+      out << "  unreadable after byte offset " << *damage.lostAt
+          << ": no record found after a bad one; nothing after it is read\n";
+    else if (damage.lostAt)
+      out << "  looking for the next record after a bad one at byte offset " << *damage.lostAt
+          << " (as the file grows)\n";
+  }
   return out.str();
 }
 

@@ -8,6 +8,9 @@
 //    and no more than the record's size; a record parsed from a prefix that
 //    holds all it needs is the same as from the whole input;
 //  - line entries of a CODE_DEBUG_INFO lie within the record;
+//  - where the next record starts lies between the record's fields' end and
+//    its size, and a prefix that decides it decides the same; a record start
+//    taken as one is not corrupt;
 //  - the symbol table stays sorted and disjoint and every line table lookup
 //    returns an interned file;
 //  - every unwind table kept lies within the code it was given with;
@@ -72,6 +75,21 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (parse.record.size > rest.size())
       break; // the reader waits for the rest
     const std::string_view record = rest.substr(0, parse.record.size);
+    // Where the next record starts: never past the size, never before the
+    // record's fields end, and the same from any prefix that decides it.
+    const std::optional<uint64_t> next = jitdumpNextRecord(rest, parse, *header);
+    const std::optional<uint64_t> likeliest = jitdumpNextRecord(rest, parse, *header, true);
+    CHECK(!next || likeliest == next);
+    if (next) {
+      CHECK(*next <= parse.record.size);
+      CHECK(*next >= parse.contentSize);
+      for (size_t cut : {size_t(parse.record.size), size_t(parse.record.size) + 16})
+        if (cut < rest.size())
+          if (const std::optional<uint64_t> early = jitdumpNextRecord(rest.substr(0, cut), parse, *header))
+            CHECK(*early == *next);
+    }
+    CHECK(jitdumpRecordStartsAt(rest, *header) != RecordStart::Yes ||
+          parse.kind != JitdumpRecordParse::Corrupt);
     if (parse.kind == JitdumpRecordParse::Complete) {
       if (const auto *load = std::get_if<JitCodeLoad>(&parse.record.body)) {
         CHECK(inside(load->name, record));
@@ -98,7 +116,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                   frame.end <= loadedEnds[load->codeAddress]);
       }
     }
-    at += parse.record.size;
+    at += likeliest.value_or(parse.record.size); // as JitdumpEntries walks
   }
 
   CHECK(JitdumpEntries::read(bytes).size() <= placings);

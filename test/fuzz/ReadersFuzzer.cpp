@@ -186,7 +186,9 @@ struct DumpLog : JitdumpSink {
   void onRecord(const JitdumpRecord &r, uint64_t offset) override {
     CHECK(!inProvisional);
     CHECK(offset >= nextOffset);
-    nextOffset = offset + r.size;
+    // The next record starts after this one's start: where its size says, or
+    // earlier where the size disagrees with its content (jitdumpNextRecord).
+    nextOffset = offset + 1;
     events.push_back("@" + std::to_string(offset) + " " + describe(r));
   }
   void onDiagnostic(const Diagnostic &d) override {

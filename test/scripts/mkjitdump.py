@@ -9,6 +9,7 @@
   unwind data=HEXBYTES [hdr=N] [mapped=N] [total=N]
   close
   record id=N [size=N]          a record of any id, zero-filled
+  junk N [byte=HEX]             N bytes that are no record (0xab unless given)
   truncate N                    drop the last N bytes written so far
 
 Numbers are decimal or 0x-prefixed; `total=`, `codesize=` and `count=` write a
@@ -94,6 +95,9 @@ def main():
             out += record(3, b"")
         elif kind == "record":
             out += record(get("id"), bytes(max(0, get("size", 16) - 16)))
+        elif kind == "junk":
+            count = num(rest.split()[0])
+            out += bytes([get("byte", 0xAB)]) * count
         elif kind == "truncate":
             del out[len(out) - num(rest.strip()):]
         else:

@@ -546,3 +546,118 @@ TEST(V8Repairs, AppliedToParsedEntriesAfterParsing) {
   EXPECT_EQ(entries[1].line, 2u);
   EXPECT_EQ(names.size(), 2u); // one per run of equal damaged names; "/c.js" is intact
 }
+
+namespace {
+
+// The record with its total_size `extra` bytes larger than what it holds.
+std::string misdeclared(std::string record, uint32_t extra) {
+  uint32_t size;
+  std::memcpy(&size, record.data() + 4, sizeof size);
+  size += extra;
+  std::memcpy(record.data() + 4, &size, sizeof size);
+  return record;
+}
+
+} // namespace
+
+// V8 14 (Node 26) writes a CODE_DEBUG_INFO whose total_size says 12 bytes more
+// than its entries take: the next record starts 12 bytes earlier. Read by the
+// size, the next "record" was garbage and the rest of the file was lost (or,
+// worse, reading waited at it silently for ever). Read in pieces as V8's
+// buffer flushes cut it, it is said once and everything after it is named.
+TEST(JitdumpReader, RecordLargerThanItsContentIsReadAtItsContentsEnd) {
+  TempDir dir;
+  const std::string path = dir.file("jit-4242.dump");
+  const std::string bad = misdeclared(
+      debugInfo(0x2000, {{0x2040, 7, std::string("/app/inlined-from-elsewhere.js") + '\0'}}), 12);
+  const std::string load = codeLoad(0x2000, 0x40, "JS:*outerLoop /app/main.js:3:20");
+  const std::string after = codeLoad(0x3000, 0x10, "JS:*leaf /app/main.js:9:14");
+  append(path, header() + codeLoad(0x1000, 0x10, "JS:*before") + bad + load.substr(0, 8));
+
+  Loaded loaded;
+  JitdumpSymbols sink(loaded.table, loaded.lines);
+  JitdumpReader reader(path);
+  auto stats = reader.read(sink);
+  ASSERT_TRUE(bool(stats)) << llvm::toString(stats.takeError());
+  EXPECT_EQ(stats->records, 1u) << "the bad record waits for the bytes that tell where the next starts";
+  EXPECT_TRUE(sink.diagnostics.empty());
+
+  append(path, load.substr(8) + after);
+  stats = reader.read(sink);
+  ASSERT_TRUE(bool(stats)) << llvm::toString(stats.takeError());
+  EXPECT_EQ(stats->records, 3u);
+  EXPECT_EQ(stats->stepsLost, 1u);
+  EXPECT_EQ(stats->bytesSkipped, 0u);
+  EXPECT_FALSE(stats->corrupt);
+  EXPECT_EQ(stats->pendingBytes, 0u);
+  ASSERT_EQ(sink.diagnostics.size(), 1u);
+  EXPECT_NE(sink.diagnostics[0].str().find("CODE_DEBUG_INFO: total_size " +
+                                           std::to_string(bad.size() + 12) +
+                                           " disagrees with its content: the next record "
+                                           "starts 12 bytes earlier"),
+            std::string::npos)
+      << sink.diagnostics[0].str();
+  const Symbol *outer = loaded.table.findByAddress(0x2010);
+  ASSERT_NE(outer, nullptr);
+  EXPECT_EQ(loaded.table.name(*outer), "JS:*outerLoop /app/main.js:3:20");
+  ASSERT_TRUE(loaded.lines.find(0x2000, 0x2000).has_value()) << "its lines came with it";
+  ASSERT_NE(loaded.table.findByAddress(0x3000), nullptr);
+  EXPECT_EQ(reader.damage().stepsLost, 1u);
+}
+
+// The same record still in the runtime's stdio buffer names what follows it too.
+TEST(JitdumpReader, RecordLargerThanItsContentInTheBuffer) {
+  TempDir dir;
+  const std::string path = dir.file("jit-4242.dump");
+  const std::string bad =
+      misdeclared(debugInfo(0x2000, {{0x2040, 7, std::string("/app/x.js") + '\0'}}), 12);
+  append(path, header());
+  Loaded loaded;
+  JitdumpSymbols sink(loaded.table, loaded.lines);
+  JitdumpReader reader(path);
+  auto stats = reader.read(sink, bad + codeLoad(0x2000, 0x40, "JS:*hot"));
+  ASSERT_TRUE(bool(stats)) << llvm::toString(stats.takeError());
+  EXPECT_EQ(stats->provisionalRecords, 2u);
+  EXPECT_FALSE(stats->unflushedUnreadable);
+  EXPECT_NE(loaded.table.findByAddress(0x2000), nullptr);
+}
+
+// Bytes that are no record, at the end of a file still being written: reading
+// says nothing yet and waits there; once a record follows them it is found,
+// said once, and named.
+TEST(JitdumpReader, LostStepAtTheEndIsFoundAgainAsTheFileGrows) {
+  TempDir dir;
+  const std::string path = dir.file("jit-4242.dump");
+  append(path, header() + codeLoad(0x1000, 0x10, "first") + std::string(37, '\xab'));
+  Loaded loaded;
+  JitdumpSymbols sink(loaded.table, loaded.lines);
+  JitdumpReader reader(path);
+  auto stats = reader.read(sink);
+  ASSERT_TRUE(bool(stats)) << llvm::toString(stats.takeError());
+  EXPECT_EQ(stats->records, 1u);
+  EXPECT_FALSE(stats->corrupt);
+  EXPECT_TRUE(sink.diagnostics.empty()) << "said once found, or given up";
+  ASSERT_TRUE(reader.damage().lostAt.has_value());
+
+  append(path, codeLoad(0x2000, 0x10, "second") + codeLoad(0x3000, 0x10, "third"));
+  stats = reader.read(sink);
+  ASSERT_TRUE(bool(stats)) << llvm::toString(stats.takeError());
+  EXPECT_EQ(stats->records, 2u);
+  EXPECT_EQ(stats->stepsLost, 1u);
+  EXPECT_EQ(stats->bytesSkipped, 37u);
+  ASSERT_EQ(sink.diagnostics.size(), 1u);
+  EXPECT_NE(sink.diagnostics[0].str().find("skipped 37 bytes to the next record"),
+            std::string::npos)
+      << sink.diagnostics[0].str();
+  EXPECT_NE(loaded.table.findByAddress(0x2000), nullptr);
+  EXPECT_NE(loaded.table.findByAddress(0x3000), nullptr);
+  EXPECT_FALSE(reader.damage().lostAt.has_value());
+
+  // Read whole, the same file says the same.
+  Loaded whole;
+  JitdumpSymbols wholeSink(whole.table, whole.lines);
+  JitdumpReader once(path);
+  ASSERT_TRUE(bool(once.read(wholeSink)));
+  ASSERT_EQ(wholeSink.diagnostics.size(), 1u);
+  EXPECT_EQ(wholeSink.diagnostics[0].str(), sink.diagnostics[0].str());
+}

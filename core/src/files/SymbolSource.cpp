@@ -28,6 +28,7 @@ llvm::Error appendJitdump(const std::string &path, LoadOptions options,
                           LoadedSymbols &loaded) {
   loaded.format = SourceFormat::Jitdump;
   JitdumpReader reader(path);
+  reader.setWriterDone(true); // whole files, for offline use
   JitdumpSymbolsOptions sinkOptions;
   sinkOptions.path = path;
   sinkOptions.unwind = options.unwindTables ? &loaded.unwind : nullptr;

@@ -74,6 +74,19 @@ bool tooSmall(JitdumpRecordParse &parse, uint64_t fixed, const char *fields = "i
   return true;
 }
 
+bool isDefinedRecordId(uint32_t id) {
+  switch (static_cast<JitdumpRecordId>(id)) {
+  case JitdumpRecordId::CodeLoad:
+  case JitdumpRecordId::CodeMove:
+  case JitdumpRecordId::CodeDebugInfo:
+  case JitdumpRecordId::CodeClose:
+  case JitdumpRecordId::CodeUnwindingInfo:
+  case JitdumpRecordId::JitsymCodeUnload:
+    return true;
+  }
+  return false;
+}
+
 void needBytes(JitdumpRecordParse &parse, uint64_t bytes) {
   parse.kind = JitdumpRecordParse::NeedBytes;
   parse.needBytes = bytes;
@@ -128,6 +141,7 @@ void parseCodeMove(Cursor &c, JitdumpRecordParse &parse) {
     return malformed(parse, "new range wraps past the end of memory");
   parse.record.body = move;
   parse.kind = JitdumpRecordParse::Complete;
+  parse.contentSize = sizeof raw;
 }
 
 void parseCodeUnload(Cursor &c, JitdumpRecordParse &parse) {
@@ -143,6 +157,7 @@ void parseCodeUnload(Cursor &c, JitdumpRecordParse &parse) {
   unload.codeIndex = raw.code_index;
   parse.record.body = unload;
   parse.kind = JitdumpRecordParse::Complete;
+  parse.contentSize = sizeof raw;
 }
 
 void parseDebugInfo(Cursor &c, JitdumpRecordParse &parse) {
@@ -205,6 +220,7 @@ void parseDebugInfo(Cursor &c, JitdumpRecordParse &parse) {
     entry.file = previousFile = file;
     info.entries.push_back(entry);
   }
+  parse.contentSize = c.at();
   // The last name has no next entry to show it was cut short: when the record
   // holds the previous entry's name, byte for byte, where it starts, it is that.
   if (info.entries.size() >= 2) {
@@ -239,6 +255,7 @@ void parseUnwindingInfo(Cursor &c, std::string_view bytes, JitdumpRecordParse &p
   info.data = bytes.substr(sizeof raw, info.unwindDataSize);
   parse.record.body = info;
   parse.kind = JitdumpRecordParse::Complete;
+  parse.contentSize = sizeof raw + info.unwindDataSize;
 }
 
 } // namespace
@@ -344,6 +361,7 @@ JitdumpRecordParse parseJitdumpRecord(std::string_view bytes, bool byteSwapped) 
     break;
   case JitdumpRecordId::CodeClose:
     parse.record.body = JitCodeClose{};
+    parse.contentSize = kJitdumpRecordHeaderSize;
     break;
   case JitdumpRecordId::JitsymCodeUnload:
     parseCodeUnload(body, parse);
@@ -352,6 +370,107 @@ JitdumpRecordParse parseJitdumpRecord(std::string_view bytes, bool byteSwapped) 
     break; // an id from a newer writer: skipped by size
   }
   return parse;
+}
+
+RecordStart jitdumpRecordHeaderAt(std::string_view bytes, const JitdumpHeader &header) {
+  jr_prefix prefix{};
+  if (!Cursor(bytes, header.byteSwapped).read(prefix))
+    return RecordStart::Unknown;
+  return prefix.total_size >= kJitdumpRecordHeaderSize &&
+                 prefix.total_size <= kJitdumpMaxRecordSize && isDefinedRecordId(prefix.id)
+             ? RecordStart::Yes
+             : RecordStart::No;
+}
+
+RecordStart jitdumpRecordStartsAt(std::string_view bytes, const JitdumpHeader &header) {
+  // Most candidate offsets fail here, before a parse would word its error.
+  if (const RecordStart start = jitdumpRecordHeaderAt(bytes, header); start != RecordStart::Yes)
+    return start;
+  // Told by the fixed fields alone (and a name's first byte), never by a
+  // record's whole length: a candidate is decided within a few dozen bytes.
+  auto fixed = [&](auto layout, auto &&fits) {
+    if (!Cursor(bytes, header.byteSwapped).read(layout))
+      return RecordStart::Unknown;
+    return layout.p.total_size >= sizeof layout && fits(layout) ? RecordStart::Yes
+                                                                 : RecordStart::No;
+  };
+  auto ofThisProcess = [&](uint32_t pid) { return header.pid == 0 || pid == header.pid; };
+  jr_prefix prefix{};
+  Cursor(bytes, header.byteSwapped).read(prefix);
+  const uint64_t size = prefix.total_size;
+  switch (static_cast<JitdumpRecordId>(prefix.id)) {
+  case JitdumpRecordId::CodeLoad:
+    if (bytes.size() <= sizeof(jr_code_load))
+      return RecordStart::Unknown;
+    return fixed(jr_code_load{}, [&](const jr_code_load &load) {
+      return ofThisProcess(load.pid) && load.code_size < size - sizeof load &&
+             load.code_addr + load.code_size >= load.code_addr &&
+             bytes[sizeof load] != '\0'; // a name
+    });
+  case JitdumpRecordId::CodeMove:
+    return fixed(jr_code_move{}, [&](const jr_code_move &move) {
+      return ofThisProcess(move.pid) && move.new_code_addr + move.code_size >= move.new_code_addr;
+    });
+  case JitdumpRecordId::CodeDebugInfo:
+    return fixed(jr_code_debug_info{}, [&](const jr_code_debug_info &info) {
+      return info.nr_entry <= (size - sizeof info) / (sizeof(debug_entry) + 1);
+    });
+  case JitdumpRecordId::CodeUnwindingInfo:
+    return fixed(jr_code_unwinding_info{}, [&](const jr_code_unwinding_info &info) {
+      return info.unwinding_size <= size - sizeof info &&
+             info.eh_frame_hdr_size <= info.unwinding_size;
+    });
+  case JitdumpRecordId::CodeClose:
+    return size <= kJitdumpRecordHeaderSize + 7 ? RecordStart::Yes : RecordStart::No;
+  case JitdumpRecordId::JitsymCodeUnload:
+    return fixed(jitsym_code_unload{}, [&](const jitsym_code_unload &unload) {
+      return ofThisProcess(unload.pid);
+    });
+  }
+  return RecordStart::No;
+}
+
+namespace {
+constexpr uint64_t kMaxPadding = 7; // writers align records to 8 bytes
+} // namespace
+
+bool jitdumpSizeInDoubt(const JitdumpRecordParse &parse) {
+  return parse.kind == JitdumpRecordParse::Complete && parse.contentSize != 0 &&
+         parse.contentSize + kMaxPadding < parse.record.size;
+}
+
+std::optional<uint64_t> jitdumpNextRecord(std::string_view bytes, const JitdumpRecordParse &parse,
+                                          const JitdumpHeader &header, bool likeliest) {
+  const uint64_t size = parse.record.size;
+  if (!jitdumpSizeInDoubt(parse))
+    return size;
+  if (bytes.size() < size)
+    return std::nullopt;
+  const RecordStart atSize = jitdumpRecordStartsAt(bytes.substr(size), header);
+  if (atSize == RecordStart::Yes)
+    return size;
+  bool unknown = atSize == RecordStart::Unknown;
+  if (unknown && !likeliest)
+    return std::nullopt;
+  const uint64_t content = parse.contentSize;
+  for (uint64_t end = content; end <= content + kMaxPadding; ++end) {
+    if (end > content && bytes[end - 1] != '\0')
+      break; // padding is zeros
+    switch (jitdumpRecordStartsAt(bytes.substr(end), header)) {
+    case RecordStart::Yes:
+      return end;
+    case RecordStart::Unknown:
+      if (!likeliest)
+        return std::nullopt;
+      unknown = true;
+      break;
+    case RecordStart::No:
+      break;
+    }
+  }
+  if (unknown)
+    return std::nullopt;
+  return size; // no record either way: the reader loses its step there
 }
 
 } // namespace jitsym

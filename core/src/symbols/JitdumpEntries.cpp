@@ -44,7 +44,9 @@ JitdumpEntries JitdumpEntries::read(std::string_view file) {
         }
       }
     }
-    offset += parse.record.size;
+    // Where the next record starts as the readers say (a size in doubt).
+    offset += jitdumpNextRecord(file.substr(offset), parse, *header, /*likeliest=*/true)
+                  .value_or(parse.record.size);
   }
   return result;
 }

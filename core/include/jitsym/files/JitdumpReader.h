@@ -69,8 +69,10 @@ struct JitdumpReadStats {
   uint64_t bytesRead = 0;    // complete records consumed
   uint64_t records = 0;
   uint64_t malformed = 0;    // records skipped with a diagnostic
+  uint64_t stepsLost = 0;    // places where a record's size led off the records, found again
+  uint64_t bytesSkipped = 0; // by those: bytes that were no record (a size too small)
   uint64_t pendingBytes = 0; // an incomplete last record, or an unfinished header
-  bool corrupt = false;      // a record size made the rest unreadable
+  bool corrupt = false;      // no record could be found after a bad one: the rest is unread
   bool interrupted = false;  // stopped early; the next read goes on from there
   // What became of the bytes given as still buffered (`unflushed`):
   uint64_t provisionalRecords = 0; // complete records in them, given provisionally
@@ -95,9 +97,26 @@ public:
   llvm::Expected<JitdumpReadStats> read(JitdumpSink &sink, std::string_view unflushed = {},
                                         const InterruptCheck &interrupt = {});
 
+  // The file's writer is gone (an offline read): what waits for bytes after
+  // it is read as it is (a record whose size is in doubt, a skipped record
+  // at the end), and a search for the next record that reaches the end gives
+  // up there. Before, such places wait for the next read.
+  void setWriterDone(bool done) { writerDone_ = done; }
+
   const std::string &path() const { return file_.path(); }
   const std::optional<JitdumpHeader> &header() const { return header_; }
   uint64_t offset() const { return offset_; }
+
+  // Where reading lost its step and how it went on, over every read so far.
+  struct Damage {
+    uint64_t stepsLost = 0;    // bad places read past
+    uint64_t bytesSkipped = 0; // bytes that held no record
+    // Reading lost its step here and has not found the next record yet (it
+    // looks again as the file grows), or, when `corrupt`, never will.
+    std::optional<uint64_t> lostAt;
+    bool corrupt = false;
+  };
+  Damage damage() const;
 
 private:
   // A record given provisionally: where it is to be and its bytes (at most its
@@ -115,12 +134,24 @@ private:
   // Withdraws the provisional records that start before `end`.
   void withdrawBefore(JitdumpSink &sink, uint64_t end);
   void readProvisional(JitdumpSink &sink, int fd, uint64_t fileSize,
-                       std::string_view unflushed, JitdumpReadStats &stats);
+                       std::string_view unflushed, bool tailInDoubt, JitdumpReadStats &stats);
+
+  struct Walk; // one read's walk over the file's records (JitdumpReader.cpp)
+
+  // Reading lost its step at `at` (said in `problem`) and looks for the next
+  // record from offset_ on.
+  struct LostStep {
+    uint64_t at;
+    std::string problem; // said with the outcome: found again, or given up
+  };
 
   AppendedFile file_;
   std::optional<JitdumpHeader> header_;
   uint64_t offset_ = 0;  // the next record in the file (0 until the header is read)
   bool corrupt_ = false; // nothing after offset_ can be read
+  std::optional<LostStep> lostStep_;
+  bool writerDone_ = false;
+  uint64_t stepsLost_ = 0, bytesSkipped_ = 0;
   std::deque<Provisional> provisional_; // given provisionally and not settled, by offset
 };
 

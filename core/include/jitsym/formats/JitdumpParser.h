@@ -94,11 +94,47 @@ struct JitdumpRecordParse {
   uint64_t needBytes = kJitdumpRecordHeaderSize;
   JitdumpRecord record;
   std::string error; // for Malformed and Corrupt
+  // Where the record's fields end, from its start, when its layout says so
+  // (CODE_DEBUG_INFO: after the last entry's name; CODE_MOVE, CODE_CLOSE: the
+  // fixed part; 0 for CODE_LOAD, whose code fills the rest). A writer may pad
+  // the record after them; total_size should say the same.
+  uint64_t contentSize = 0;
 };
 
 // Parses the record at the start of `bytes`. The code bytes of CODE_LOAD are
 // not needed (nor read): a CODE_LOAD is Complete once its fields and name are in
 // `bytes`. Whether the whole record is in the file is the caller's question.
 JitdumpRecordParse parseJitdumpRecord(std::string_view bytes, bool byteSwapped);
+
+// Whether a record a writer of `header`'s file could have written starts at
+// the start of `bytes`: an id the specification (or jitsym) defines, a sane
+// size, fixed fields that fit in it, a CODE_LOAD (with a name) or CODE_MOVE of
+// the header's process. Told from the record's first few dozen bytes, so
+// Unknown only while those run past `bytes`. What a reader that lost its step
+// tests a candidate boundary with: unknown ids are never taken for one.
+enum class RecordStart { No, Yes, Unknown };
+RecordStart jitdumpRecordStartsAt(std::string_view bytes, const JitdumpHeader &header);
+// Weaker: only the record's 16-byte header is checked (a defined id, a sane
+// size). What a record skipped by its size must be followed by.
+RecordStart jitdumpRecordHeaderAt(std::string_view bytes, const JitdumpHeader &header);
+
+// Where the record after the one parsed at the start of `bytes` starts, from
+// its start: total_size, unless the record's fields end well before that
+// (more than 7 bytes of padding), the bytes at total_size start no record and
+// a record starts where its fields end (after at most 7 bytes of zero
+// padding). V8 14 writes such CODE_DEBUG_INFO records for code inlined across
+// scripts: it counts one file name's length and writes another's. nullopt
+// while `bytes` end too soon to tell. With `likeliest`, a record complete
+// where the fields end is taken while the one at total_size is still cut off
+// by the end of `bytes` (for provisional reading and finished files: what the
+// writer appends next could only prove it wrong in theory); without, the
+// answer waits until both are told, so the same bytes read in pieces or whole
+// give the same answer.
+std::optional<uint64_t> jitdumpNextRecord(std::string_view bytes, const JitdumpRecordParse &parse,
+                                          const JitdumpHeader &header, bool likeliest = false);
+// Whether the record's size is in doubt: its fields, by its layout, end more
+// than padding before its total_size. Only such records need
+// jitdumpNextRecord's look at the bytes after them.
+bool jitdumpSizeInDoubt(const JitdumpRecordParse &parse);
 
 } // namespace jitsym
