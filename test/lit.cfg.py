@@ -169,3 +169,11 @@ if shutil.which("java") and shutil.which("jcmd"):
     config.available_features.add("java")
     if os.path.exists(os.path.join(config.jitsym_build_dir, "lib", "libjitsym-jvmti.so")):
         config.available_features.add("jvmti")
+# A JDK 25 beside the `java` on PATH (JITSYM_JDK25, else Temurin's package):
+# its HotSpot lays nmethods out otherwise than 17's. %jdk25_path is a PATH
+# that finds its java, javac and jcmd first.
+jdk25 = os.environ.get("JITSYM_JDK25", "/usr/lib/jvm/temurin-25-jdk-amd64")
+if all(os.access(os.path.join(jdk25, "bin", tool), os.X_OK) for tool in ("java", "javac", "jcmd")):
+    config.available_features.add("jdk25")
+    config.substitutions.append(("%jdk25_path", os.pathsep.join(
+        [os.path.join(jdk25, "bin"), config.environment.get("PATH", "")])))

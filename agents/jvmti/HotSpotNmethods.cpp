@@ -19,25 +19,23 @@ template <class T> T load(uintptr_t address) {
   return value;
 }
 
-int loadSigned(uintptr_t address, uint64_t size) {
-  switch (size) {
-  case 1:
-    return load<int8_t>(address);
-  case 2:
-    return load<int16_t>(address);
-  default:
-    return load<int32_t>(address);
-  }
-}
+// An integer field as its type says: 1, 2, 4 or 8 bytes, signed or not.
+struct Integer {
+  uint64_t offset = 0, size = 0;
+  bool isUnsigned = false;
+};
 
-uint64_t loadUnsigned(uintptr_t address, uint64_t size) {
-  switch (size) {
+int64_t loadInteger(uintptr_t address, const Integer &field) {
+  address += field.offset;
+  switch (field.size) {
   case 1:
-    return load<uint8_t>(address);
+    return field.isUnsigned ? int64_t{load<uint8_t>(address)} : int64_t{load<int8_t>(address)};
   case 2:
-    return load<uint16_t>(address);
-  default:
-    return load<uint32_t>(address);
+    return field.isUnsigned ? int64_t{load<uint16_t>(address)} : int64_t{load<int16_t>(address)};
+  case 4:
+    return field.isUnsigned ? int64_t{load<uint32_t>(address)} : int64_t{load<int32_t>(address)};
+  default: // an unsigned 8-byte value past INT64_MAX reads negative: out of every range checked
+    return load<int64_t>(address);
   }
 }
 
@@ -80,19 +78,20 @@ struct Table {
   // More entries than any HotSpot has: a bound should the terminator be lost.
   static constexpr size_t kMaxEntries = 1 << 16;
 
-  static std::optional<Table> exported(const char *array, const char *strideName,
+  static std::optional<Table> exported(const HotSpotNmethods::SymbolLookup &lookup,
+                                       const char *array, const char *strideName,
                                        std::initializer_list<const char *> offsetNames,
                                        std::vector<std::string> &missing) {
     Table table;
-    const void *arrayVariable = jvmSymbol(array);
-    const void *strideVariable = jvmSymbol(strideName);
+    const void *arrayVariable = lookup(array);
+    const void *strideVariable = lookup(strideName);
     if (!arrayVariable)
       missing.push_back(array);
     if (!strideVariable)
       missing.push_back(strideName);
     bool complete = arrayVariable && strideVariable;
     for (const char *name : offsetNames) {
-      const void *variable = jvmSymbol(name);
+      const void *variable = lookup(name);
       if (!variable) {
         missing.push_back(name);
         complete = false;
@@ -138,18 +137,20 @@ bool same(const char *a, const char *b) { return a && b && std::strcmp(a, b) == 
 // name; each name asked for and not found goes to the `missing` of the ask.
 class VmTables {
 public:
-  explicit VmTables(std::vector<std::string> &missing) {
+  VmTables(const HotSpotNmethods::SymbolLookup &lookup, std::vector<std::string> &missing) {
     structs_ = Table::exported(
-        "gHotSpotVMStructs", "gHotSpotVMStructEntryArrayStride",
+        lookup, "gHotSpotVMStructs", "gHotSpotVMStructEntryArrayStride",
         {"gHotSpotVMStructEntryTypeNameOffset", "gHotSpotVMStructEntryFieldNameOffset",
          "gHotSpotVMStructEntryTypeStringOffset", "gHotSpotVMStructEntryIsStaticOffset",
          "gHotSpotVMStructEntryOffsetOffset", "gHotSpotVMStructEntryAddressOffset"},
         missing);
-    types_ = Table::exported("gHotSpotVMTypes", "gHotSpotVMTypeEntryArrayStride",
-                             {"gHotSpotVMTypeEntryTypeNameOffset", "gHotSpotVMTypeEntrySizeOffset"},
+    types_ = Table::exported(lookup, "gHotSpotVMTypes", "gHotSpotVMTypeEntryArrayStride",
+                             {"gHotSpotVMTypeEntryTypeNameOffset", "gHotSpotVMTypeEntrySizeOffset",
+                              "gHotSpotVMTypeEntryIsIntegerTypeOffset",
+                              "gHotSpotVMTypeEntryIsUnsignedOffset"},
                              missing);
     ints_ = Table::exported(
-        "gHotSpotVMIntConstants", "gHotSpotVMIntConstantEntryArrayStride",
+        lookup, "gHotSpotVMIntConstants", "gHotSpotVMIntConstantEntryArrayStride",
         {"gHotSpotVMIntConstantEntryNameOffset", "gHotSpotVMIntConstantEntryValueOffset"}, missing);
   }
 
@@ -184,11 +185,37 @@ public:
     return std::nullopt;
   }
 
-  // A non-static integer field: its offset and size (1, 2 or 4 bytes, from
-  // its declared type).
-  struct Integer {
-    uint64_t offset = 0, size = 0;
-  };
+  // Whether one of `types` declares the non-static `name`; nothing missing if not.
+  bool has(std::initializer_list<const char *> types, const char *name) const {
+    std::vector<std::string> ignored;
+    return field(types, name, false, ignored).has_value();
+  }
+
+  // A field whose declared type is `type`: a struct embedded, say.
+  std::optional<Field> fieldOfType(std::initializer_list<const char *> types, const char *name,
+                                   const char *type, std::vector<std::string> &missing) const {
+    auto found = field(types, name, false, missing);
+    if (found && !same(found->type, type)) {
+      missing.push_back(std::string(*types.begin()) + "::" + name + " of type " + type);
+      return std::nullopt;
+    }
+    return found;
+  }
+
+  // A field declared a pointer: T* or HotSpot's `address`. A field that
+  // became an integer offset (CodeBlob::_code_begin did) is not read as one.
+  std::optional<Field> pointerField(std::initializer_list<const char *> types, const char *name,
+                                    bool isStatic, std::vector<std::string> &missing) const {
+    auto found = field(types, name, isStatic, missing);
+    if (found && !isPointerType(found->type)) {
+      missing.push_back("a pointer " + std::string(*types.begin()) + "::" + name);
+      return std::nullopt;
+    }
+    return found;
+  }
+
+  // A non-static field of an integer type (gHotSpotVMTypes says which, its
+  // size and its signedness): 1, 2, 4 or 8 bytes.
   std::optional<Integer> integerField(std::initializer_list<const char *> types, const char *name,
                                       std::vector<std::string> &missing) const {
     const auto found = field(types, name, false, missing);
@@ -199,43 +226,61 @@ public:
       missing.push_back("the type of " + what);
       return std::nullopt;
     }
-    const auto size = typeSize(found->type, missing);
-    if (!size)
-      return std::nullopt;
-    if (*size != 1 && *size != 2 && *size != 4) {
-      missing.push_back("a 1, 2 or 4 byte " + what);
+    const auto type = typeNamed(found->type);
+    if (!type) {
+      missing.push_back(std::string("the type ") + found->type + " of " + what);
       return std::nullopt;
     }
-    return Integer{found->offset, *size};
+    if (!type->isInteger ||
+        (type->size != 1 && type->size != 2 && type->size != 4 && type->size != 8)) {
+      missing.push_back("an integer " + what);
+      return std::nullopt;
+    }
+    return Integer{found->offset, type->size, type->isUnsigned};
   }
 
-  std::optional<uint64_t> typeSize(const char *type, std::vector<std::string> &missing) const {
-    const auto size = valueNamed<uint64_t>(types_, type);
-    if (!size)
-      missing.push_back(std::string("sizeof(") + type + ")");
-    return size;
+  std::optional<uint64_t> typeSize(const char *name, std::vector<std::string> &missing) const {
+    const auto type = typeNamed(name);
+    if (!type) {
+      missing.push_back(std::string("sizeof(") + name + ")");
+      return std::nullopt;
+    }
+    return type->size;
   }
 
   std::optional<int> intConstant(const char *name, std::vector<std::string> &missing) const {
-    const auto value = valueNamed<int32_t>(ints_, name);
-    if (!value)
-      missing.push_back(name);
-    return value;
-  }
-
-private:
-  // The second column, as a T, of the entry of a two-column table (types,
-  // int constants) whose first column is `name`.
-  template <class T>
-  static std::optional<T> valueNamed(const std::optional<Table> &table, const char *name) {
-    T value{};
-    if (table && table->find([&](uintptr_t entry) {
-          if (!same(table->string(entry, 0), name))
+    int32_t value = 0;
+    if (ints_ && ints_->find([&](uintptr_t entry) {
+          if (!same(ints_->string(entry, 0), name))
             return false;
-          value = load<T>(entry + table->offsets[1]);
+          value = load<int32_t>(entry + ints_->offsets[1]);
           return true;
         }))
       return value;
+    missing.push_back(name);
+    return std::nullopt;
+  }
+
+private:
+  static bool isPointerType(const char *type) {
+    return type && (same(type, "address") || (*type && type[std::strlen(type) - 1] == '*'));
+  }
+
+  struct Type {
+    uint64_t size = 0;
+    bool isInteger = false, isUnsigned = false;
+  };
+  std::optional<Type> typeNamed(const char *name) const {
+    Type type;
+    if (types_ && types_->find([&](uintptr_t entry) {
+          if (!same(types_->string(entry, 0), name))
+            return false;
+          type.size = load<uint64_t>(entry + types_->offsets[1]);
+          type.isInteger = load<int32_t>(entry + types_->offsets[2]) != 0;
+          type.isUnsigned = load<int32_t>(entry + types_->offsets[3]) != 0;
+          return true;
+        }))
+      return type;
     return std::nullopt;
   }
 
@@ -247,43 +292,48 @@ private:
 
 // To find the nmethod whose code starts at an address.
 struct NmethodLayout {
-  uintptr_t heapsVariable = 0;  // &CodeCache::_heaps (GrowableArray<CodeHeap*>*)
-  uint64_t arrayLength = 0;     // GrowableArray _len (int)
-  uint64_t arrayData = 0;       // GrowableArray _data (element pointer)
-  uint64_t heapMemory = 0;      // CodeHeap::_memory (VirtualSpace)
-  uint64_t heapSegmap = 0;      // CodeHeap::_segmap (VirtualSpace)
-  uint64_t heapLog2Segment = 0; // CodeHeap::_log2_segment_size (int)
-  uint64_t spaceLow = 0;        // VirtualSpace::_low: committed start
-  uint64_t spaceHigh = 0;       // VirtualSpace::_high: committed end
-  uint64_t blockHeader = 0;     // sizeof(HeapBlock): the blob follows it
-  uint64_t blockLength = 0;     // HeapBlock length in segments (size_t)
-  uint64_t blockUsed = 0;       // HeapBlock used flag (bool)
-  uint64_t blobSize = 0;        // CodeBlob::_size (int)
-  uint64_t blobHeaderSize = 0;  // CodeBlob::_header_size (int)
-  uint64_t blobCodeBegin = 0;   // CodeBlob::_code_begin (address)
-  uint64_t nmethodSize = 0;     // sizeof(nmethod): a smaller header is no nmethod
+  uintptr_t heapsVariable = 0; // &CodeCache::_heaps (GrowableArray<CodeHeap*>*)
+  Integer arrayLength;         // GrowableArray _len
+  uint64_t arrayData = 0;      // GrowableArray _data (element pointer)
+  uint64_t heapMemory = 0;     // CodeHeap::_memory (VirtualSpace)
+  uint64_t heapSegmap = 0;     // CodeHeap::_segmap (VirtualSpace)
+  Integer heapLog2Segment;     // CodeHeap::_log2_segment_size
+  uint64_t spaceLow = 0;       // VirtualSpace::_low: committed start
+  uint64_t spaceHigh = 0;      // VirtualSpace::_high: committed end
+  uint64_t blockHeader = 0;    // sizeof(HeapBlock): the blob follows it
+  Integer blockLength;         // HeapBlock length in segments (size_t; JDK 25: uint32_t)
+  Integer blockUsed;           // HeapBlock used flag (bool)
+  Integer blobSize;            // CodeBlob::_size
+  Integer blobHeaderSize;      // CodeBlob::_header_size (int; JDK 25: u2)
+  // Where the code begins: the address in CodeBlob::_code_begin (JDK 17, 21),
+  // or the blob plus CodeBlob::_code_offset (JDK 25).
+  std::optional<uint64_t> blobCodeBegin;
+  Integer blobCodeOffset;
+  // CodeBlob::_kind and the value of an nmethod's (JDK 25): checked where known.
+  std::optional<Integer> blobKind;
+  int64_t nmethodKind = 0;
+  uint64_t nmethodSize = 0; // sizeof(nmethod): a smaller header is no nmethod
 };
 
 // An nmethod's tier.
 struct LevelLayout {
-  uint64_t compLevel = 0;         // nmethod's _comp_level
-  uint64_t compLevelSize = 0;     // its size, from its declared type
+  Integer compLevel;              // nmethod's _comp_level (int; JDK 25: CompLevel, 1 byte)
   int minLevel = 0, maxLevel = 0; // CompLevel_none .. CompLevel_full_optimization
 };
 
 // An nmethod's Method's descriptor: nmethod -> Method -> ConstMethod ->
 // ConstantPool slot -> Symbol.
 struct DescriptorLayout {
-  uint64_t method = 0;              // nmethod's _method (Method*)
-  uint64_t constMethod = 0;         // Method::_constMethod (ConstMethod*)
-  uint64_t constants = 0;           // ConstMethod::_constants (ConstantPool*)
-  VmTables::Integer nameIndex;      // ConstMethod::_name_index (u2)
-  VmTables::Integer signatureIndex; // ConstMethod::_signature_index (u2)
-  VmTables::Integer poolLength;     // ConstantPool::_length (int): slot count
-  uint64_t poolHeader = 0;          // sizeof(ConstantPool): the slots follow it
-  uint64_t slotSize = 0;            // sizeof(intptr_t): one slot, a Symbol* for Utf8
-  VmTables::Integer symbolLength;   // Symbol::_length (u2): bytes in the body
-  uint64_t symbolBody = 0;          // Symbol::_body: the (modified UTF-8) bytes
+  uint64_t method = 0;      // nmethod's _method (Method*)
+  uint64_t constMethod = 0; // Method::_constMethod (ConstMethod*)
+  uint64_t constants = 0;   // ConstMethod::_constants (ConstantPool*)
+  Integer nameIndex;        // ConstMethod::_name_index (u2)
+  Integer signatureIndex;   // ConstMethod::_signature_index (u2)
+  Integer poolLength;       // ConstantPool::_length (int): slot count
+  uint64_t poolHeader = 0;  // sizeof(ConstantPool): the slots follow it
+  uint64_t slotSize = 0;    // sizeof(intptr_t): one slot, a Symbol* for Utf8
+  Integer symbolLength;     // Symbol::_length (u2): bytes in the body
+  uint64_t symbolBody = 0;  // Symbol::_body: the (modified UTF-8) bytes
 };
 
 struct Layout {
@@ -295,6 +345,9 @@ struct Layout {
 bool aligned(uintptr_t address, uintptr_t alignment) {
   return address != 0 && address % alignment == 0;
 }
+
+// The field lies inside an object of `size` bytes.
+bool inside(const Integer &field, uint64_t size) { return field.offset + field.size <= size; }
 
 // `text` is a method's unqualified name (JVMS 4.2.2): <init>, <clinit>, or
 // no . ; [ / < >.
@@ -348,10 +401,10 @@ public:
     if (!nmethod)
       return std::nullopt;
     const LevelLayout &l = *layout_.level;
-    const int level = loadSigned(*nmethod + l.compLevel, l.compLevelSize);
+    const int64_t level = loadInteger(*nmethod, l.compLevel);
     if (level < l.minLevel || level > l.maxLevel)
       return std::nullopt;
-    return level;
+    return static_cast<int>(level);
   }
 
   // Why the reads are safe. The nmethod is a real one, alive (the caller's
@@ -386,16 +439,14 @@ public:
     const auto pool = load<uintptr_t>(constMethod + l.constants);
     if (!aligned(pool, kWord))
       return std::nullopt;
-    const int length = loadSigned(pool + l.poolLength.offset, l.poolLength.size);
+    const int64_t length = loadInteger(pool, l.poolLength);
     // u2 indexes reach no further than 65535.
     if (length <= 0 || length > 0x10000)
       return std::nullopt;
-    CompiledMethodName result;
-    std::optional<std::string> name = symbolAt(
-        pool, length, loadUnsigned(constMethod + l.nameIndex.offset, l.nameIndex.size), 1);
-    std::optional<std::string> descriptor = symbolAt(
-        pool, length, loadUnsigned(constMethod + l.signatureIndex.offset, l.signatureIndex.size),
-        3); // "()V" at least
+    std::optional<std::string> name =
+        symbolAt(pool, length, loadInteger(constMethod, l.nameIndex), 1);
+    std::optional<std::string> descriptor =
+        symbolAt(pool, length, loadInteger(constMethod, l.signatureIndex), 3); // "()V" at least
     if (!name || !isMethodName(*name) || !descriptor || !isMethodDescriptor(*descriptor))
       return std::nullopt;
     return CompiledMethodName{std::move(*name), std::move(*descriptor)};
@@ -403,21 +454,22 @@ public:
 
 private:
   // The bytes of the Symbol in constant pool slot `index` (a Utf8 entry).
-  std::optional<std::string> symbolAt(uintptr_t pool, int length, uint64_t index,
-                                      uint64_t minBytes) const {
+  std::optional<std::string> symbolAt(uintptr_t pool, int64_t length, int64_t index,
+                                      int64_t minBytes) const {
     const DescriptorLayout &l = *layout_.descriptor;
     // Slot 0 is never used.
-    if (index == 0 || index >= static_cast<uint64_t>(length))
+    if (index <= 0 || index >= length)
       return std::nullopt;
-    const auto symbol = load<uintptr_t>(pool + l.poolHeader + index * l.slotSize);
+    const auto symbol =
+        load<uintptr_t>(pool + l.poolHeader + static_cast<uint64_t>(index) * l.slotSize);
     // A Symbol's strictest field is 4 bytes; HotSpot allocates them in words.
     if (!aligned(symbol, alignof(uint32_t)))
       return std::nullopt;
-    const uint64_t bytes = loadUnsigned(symbol + l.symbolLength.offset, l.symbolLength.size);
+    const int64_t bytes = loadInteger(symbol, l.symbolLength);
     if (bytes < minBytes || bytes >= 0x10000)
       return std::nullopt;
-    std::string text(bytes, '\0');
-    std::memcpy(text.data(), reinterpret_cast<const void *>(symbol + l.symbolBody), bytes);
+    std::string text(static_cast<size_t>(bytes), '\0');
+    std::memcpy(text.data(), reinterpret_cast<const void *>(symbol + l.symbolBody), text.size());
     return text;
   }
 
@@ -430,12 +482,12 @@ private:
     const auto heaps = load<uintptr_t>(l.heapsVariable);
     if (!heaps)
       return std::nullopt;
-    const auto count = load<int32_t>(heaps + l.arrayLength);
+    const int64_t count = loadInteger(heaps, l.arrayLength);
     const auto data = load<uintptr_t>(heaps + l.arrayData);
     // HotSpot has a handful of code heaps; more means the list is not one.
     if (!data || count <= 0 || count > 64)
       return std::nullopt;
-    for (int32_t i = 0; i < count; ++i) {
+    for (int64_t i = 0; i < count; ++i) {
       const auto heap = load<uintptr_t>(data + static_cast<uintptr_t>(i) * sizeof(uintptr_t));
       if (!heap)
         continue;
@@ -451,7 +503,7 @@ private:
   std::optional<uintptr_t> nmethodInHeap(uintptr_t heap, uintptr_t low, uintptr_t high,
                                          uintptr_t address) const {
     const NmethodLayout &l = layout_.find;
-    const auto log2Segment = load<int32_t>(heap + l.heapLog2Segment);
+    const int64_t log2Segment = loadInteger(heap, l.heapLog2Segment);
     if (log2Segment <= 0 || log2Segment > 30)
       return std::nullopt;
     const auto mapLow = load<uintptr_t>(heap + l.heapSegmap + l.spaceLow);
@@ -474,23 +526,33 @@ private:
       segment -= hop;
     }
     const uintptr_t block = low + (segment << log2Segment);
-    if (high - block < l.blockHeader + l.nmethodSize || load<uint8_t>(block + l.blockUsed) == 0)
+    if (high - block < l.blockHeader + l.nmethodSize || loadInteger(block, l.blockUsed) == 0)
       return std::nullopt;
-    const auto length = load<uint64_t>(block + l.blockLength);
-    if (length == 0 || length > (high - block) >> log2Segment)
+    const int64_t length = loadInteger(block, l.blockLength);
+    if (length <= 0 || static_cast<uint64_t>(length) > (high - block) >> log2Segment)
       return std::nullopt;
-    const uintptr_t blockEnd = block + (length << log2Segment);
+    const uintptr_t blockEnd = block + (static_cast<uint64_t>(length) << log2Segment);
     const uintptr_t blob = block + l.blockHeader;
     if (address >= blockEnd || blockEnd - blob < l.nmethodSize)
       return std::nullopt;
-    // Only an nmethod has a header this large, and its code must be the code
-    // asked about.
-    const auto headerSize = load<int32_t>(blob + l.blobHeaderSize);
-    const auto size = load<int32_t>(blob + l.blobSize);
+    // Only an nmethod has a header this large (and, where blobs say, is of
+    // the nmethod kind), and its code must be the code asked about.
+    const int64_t headerSize = loadInteger(blob, l.blobHeaderSize);
+    const int64_t size = loadInteger(blob, l.blobSize);
     if (headerSize < 0 || static_cast<uint64_t>(headerSize) < l.nmethodSize || size < headerSize ||
-        static_cast<uint64_t>(size) > blockEnd - blob ||
-        load<uintptr_t>(blob + l.blobCodeBegin) != address)
+        static_cast<uint64_t>(size) > blockEnd - blob)
       return std::nullopt;
+    if (l.blobKind && loadInteger(blob, *l.blobKind) != l.nmethodKind)
+      return std::nullopt;
+    if (l.blobCodeBegin) {
+      if (load<uintptr_t>(blob + *l.blobCodeBegin) != address)
+        return std::nullopt;
+    } else {
+      const int64_t codeOffset = loadInteger(blob, l.blobCodeOffset);
+      if (codeOffset < headerSize || codeOffset > size ||
+          blob + static_cast<uint64_t>(codeOffset) != address)
+        return std::nullopt;
+    }
     return blob;
   }
 
@@ -507,49 +569,69 @@ std::string listed(const char *what, const std::vector<std::string> &items) {
 // Where nmethods are found; nullopt and `missing` filled in when not known.
 std::optional<NmethodLayout> nmethodLayout(const VmTables &tables,
                                            std::vector<std::string> &missing) {
-  const auto heaps = tables.field({"CodeCache"}, "_heaps", true, missing);
+  const auto heaps = tables.pointerField({"CodeCache"}, "_heaps", true, missing);
   // GrowableArrayBase is JDK 15+'s name of the class that was GenericGrowableArray.
   const auto length =
-      tables.field({"GrowableArrayBase", "GenericGrowableArray"}, "_len", false, missing);
-  const auto data = tables.field({"GrowableArray<int>"}, "_data", false, missing);
-  const auto memory = tables.field({"CodeHeap"}, "_memory", false, missing);
-  const auto segmap = tables.field({"CodeHeap"}, "_segmap", false, missing);
-  const auto log2Segment = tables.field({"CodeHeap"}, "_log2_segment_size", false, missing);
-  const auto low = tables.field({"VirtualSpace"}, "_low", false, missing);
-  const auto high = tables.field({"VirtualSpace"}, "_high", false, missing);
+      tables.integerField({"GrowableArrayBase", "GenericGrowableArray"}, "_len", missing);
+  const auto data = tables.pointerField({"GrowableArray<int>"}, "_data", false, missing);
+  const auto memory = tables.fieldOfType({"CodeHeap"}, "_memory", "VirtualSpace", missing);
+  const auto segmap = tables.fieldOfType({"CodeHeap"}, "_segmap", "VirtualSpace", missing);
+  const auto log2Segment = tables.integerField({"CodeHeap"}, "_log2_segment_size", missing);
+  const auto low = tables.pointerField({"VirtualSpace"}, "_low", false, missing);
+  const auto high = tables.pointerField({"VirtualSpace"}, "_high", false, missing);
   const auto blockHeader = tables.typeSize("HeapBlock", missing);
-  const auto header = tables.field({"HeapBlock"}, "_header", false, missing);
-  const auto blockLength = tables.field({"HeapBlock::Header"}, "_length", false, missing);
-  const auto blockUsed = tables.field({"HeapBlock::Header"}, "_used", false, missing);
-  const auto blobSize = tables.field({"CodeBlob"}, "_size", false, missing);
-  const auto blobHeaderSize = tables.field({"CodeBlob"}, "_header_size", false, missing);
-  const auto blobCodeBegin = tables.field({"CodeBlob"}, "_code_begin", false, missing);
+  const auto header = tables.fieldOfType({"HeapBlock"}, "_header", "HeapBlock::Header", missing);
+  const auto blockLength = tables.integerField({"HeapBlock::Header"}, "_length", missing);
+  const auto blockUsed = tables.integerField({"HeapBlock::Header"}, "_used", missing);
+  const auto blobSize = tables.integerField({"CodeBlob"}, "_size", missing);
+  const auto blobHeaderSize = tables.integerField({"CodeBlob"}, "_header_size", missing);
+  // JDK 17 and 21's blob holds where its code begins; JDK 25's (since JDK 23's
+  // JDK-8329332 and JDK-8329433) its offset from the blob, and its kind.
+  std::optional<VmTables::Field> blobCodeBegin;
+  std::optional<Integer> blobCodeOffset, blobKind;
+  std::optional<int> nmethodKind;
+  if (tables.has({"CodeBlob"}, "_code_begin"))
+    blobCodeBegin = tables.pointerField({"CodeBlob"}, "_code_begin", false, missing);
+  else
+    blobCodeOffset = tables.integerField({"CodeBlob"}, "_code_offset", missing);
+  if (tables.has({"CodeBlob"}, "_kind")) {
+    blobKind = tables.integerField({"CodeBlob"}, "_kind", missing);
+    nmethodKind = tables.intConstant("CodeBlobKind::Nmethod", missing);
+  }
   const auto nmethodSize = tables.typeSize("nmethod", missing);
   if (!missing.empty())
     return std::nullopt;
 
   NmethodLayout l;
   l.heapsVariable = heaps->address;
-  l.arrayLength = length->offset;
+  l.arrayLength = *length;
   l.arrayData = data->offset;
   l.heapMemory = memory->offset;
   l.heapSegmap = segmap->offset;
-  l.heapLog2Segment = log2Segment->offset;
+  l.heapLog2Segment = *log2Segment;
   l.spaceLow = low->offset;
   l.spaceHigh = high->offset;
   l.blockHeader = *blockHeader;
-  l.blockLength = header->offset + blockLength->offset;
-  l.blockUsed = header->offset + blockUsed->offset;
-  l.blobSize = blobSize->offset;
-  l.blobHeaderSize = blobHeaderSize->offset;
-  l.blobCodeBegin = blobCodeBegin->offset;
+  l.blockLength = *blockLength;
+  l.blockLength.offset += header->offset;
+  l.blockUsed = *blockUsed;
+  l.blockUsed.offset += header->offset;
+  l.blobSize = *blobSize;
+  l.blobHeaderSize = *blobHeaderSize;
+  if (blobCodeBegin)
+    l.blobCodeBegin = blobCodeBegin->offset;
+  else
+    l.blobCodeOffset = *blobCodeOffset;
+  l.blobKind = blobKind;
+  l.nmethodKind = nmethodKind.value_or(0);
   l.nmethodSize = *nmethodSize;
   // Every field read from a block must lie inside the header checked to be
   // there (a HeapBlock, then an nmethod), else the lookup could read past it.
-  const bool fits = l.blockLength + sizeof(uint64_t) <= l.blockHeader &&
-                    l.blockUsed + 1 <= l.blockHeader && l.blobSize + 4 <= l.nmethodSize &&
-                    l.blobHeaderSize + 4 <= l.nmethodSize &&
-                    l.blobCodeBegin + sizeof(uintptr_t) <= l.nmethodSize;
+  const bool fits = inside(l.blockLength, l.blockHeader) && inside(l.blockUsed, l.blockHeader) &&
+                    inside(l.blobSize, l.nmethodSize) && inside(l.blobHeaderSize, l.nmethodSize) &&
+                    (l.blobCodeBegin ? *l.blobCodeBegin + sizeof(uintptr_t) <= l.nmethodSize
+                                     : inside(l.blobCodeOffset, l.nmethodSize)) &&
+                    (!l.blobKind || inside(*l.blobKind, l.nmethodSize));
   if (!fits) {
     missing.push_back("a code heap layout understood");
     return std::nullopt;
@@ -565,11 +647,10 @@ std::optional<LevelLayout> levelLayout(const VmTables &tables, const NmethodLayo
   if (!missing.empty())
     return std::nullopt;
   LevelLayout l;
-  l.compLevel = compLevel->offset;
-  l.compLevelSize = compLevel->size;
+  l.compLevel = *compLevel;
   l.minLevel = *minLevel;
   l.maxLevel = *maxLevel;
-  if (l.compLevel + l.compLevelSize > found.nmethodSize || l.minLevel > l.maxLevel) {
+  if (!inside(l.compLevel, found.nmethodSize) || l.minLevel > l.maxLevel) {
     missing.push_back("an nmethod::_comp_level understood");
     return std::nullopt;
   }
@@ -578,9 +659,9 @@ std::optional<LevelLayout> levelLayout(const VmTables &tables, const NmethodLayo
 
 std::optional<DescriptorLayout> descriptorLayout(const VmTables &tables, const NmethodLayout &found,
                                                  std::vector<std::string> &missing) {
-  const auto method = tables.field({"nmethod", "CompiledMethod"}, "_method", false, missing);
-  const auto constMethod = tables.field({"Method"}, "_constMethod", false, missing);
-  const auto constants = tables.field({"ConstMethod"}, "_constants", false, missing);
+  const auto method = tables.pointerField({"nmethod", "CompiledMethod"}, "_method", false, missing);
+  const auto constMethod = tables.pointerField({"Method"}, "_constMethod", false, missing);
+  const auto constants = tables.pointerField({"ConstMethod"}, "_constants", false, missing);
   const auto nameIndex = tables.integerField({"ConstMethod"}, "_name_index", missing);
   const auto signatureIndex = tables.integerField({"ConstMethod"}, "_signature_index", missing);
   const auto poolLength = tables.integerField({"ConstantPool"}, "_length", missing);
@@ -607,14 +688,11 @@ std::optional<DescriptorLayout> descriptorLayout(const VmTables &tables, const N
   // Each field inside the object its type says it is in; the body after the
   // length; a slot one pointer.
   constexpr uint64_t kPointer = sizeof(uintptr_t);
-  const bool fits = l.method + kPointer <= found.nmethodSize &&
-                    l.constMethod + kPointer <= *methodSize &&
-                    l.constants + kPointer <= *constMethodSize &&
-                    l.signatureIndex.offset + l.signatureIndex.size <= *constMethodSize &&
-                    l.nameIndex.offset + l.nameIndex.size <= *constMethodSize &&
-                    l.poolLength.offset + l.poolLength.size <= l.poolHeader &&
-                    l.symbolLength.offset + l.symbolLength.size <= l.symbolBody &&
-                    l.symbolBody <= *symbolSize && l.slotSize == kPointer;
+  const bool fits =
+      l.method + kPointer <= found.nmethodSize && l.constMethod + kPointer <= *methodSize &&
+      l.constants + kPointer <= *constMethodSize && inside(l.signatureIndex, *constMethodSize) &&
+      inside(l.nameIndex, *constMethodSize) && inside(l.poolLength, l.poolHeader) &&
+      inside(l.symbolLength, l.symbolBody) && l.symbolBody <= *symbolSize && l.slotSize == kPointer;
   if (!fits) {
     missing.push_back("a Method, ConstantPool or Symbol layout understood");
     return std::nullopt;
@@ -624,9 +702,14 @@ std::optional<DescriptorLayout> descriptorLayout(const VmTables &tables, const N
 } // namespace
 
 std::unique_ptr<HotSpotNmethods> HotSpotNmethods::fromThisJvm(std::string &error) {
+  return fromSymbols(jvmSymbol, error);
+}
+
+std::unique_ptr<HotSpotNmethods> HotSpotNmethods::fromSymbols(const SymbolLookup &lookup,
+                                                              std::string &error) {
   error.clear();
   std::vector<std::string> missing;
-  const VmTables tables(missing);
+  const VmTables tables(lookup, missing);
   if (!tables.complete()) {
     error = listed("libjvm.so does not export", missing);
     return nullptr;

@@ -10,10 +10,15 @@
 // serviceability agent reads): the nmethod that owns an address is found
 // through the code heap's segment map and must point back at the code asked
 // about; then its _comp_level, or its Method -> ConstMethod -> ConstantPool
-// -> name and signature Symbols. A JVM laid out differently yields nullopt, never a
-// wrong answer.
+// -> name and signature Symbols. Every offset, size and signedness comes from
+// the tables, none from a JDK version: JDK 25 lays the code blob out
+// otherwise than 17 and 21 (a _code_offset from the blob instead of a
+// _code_begin address, a 2-byte _header_size, a _kind; and a 4-byte heap
+// block length, a 1-byte _comp_level), read through the same code. A JVM whose tables say
+// something not understood yields nullopt, never a wrong answer.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -31,6 +36,13 @@ public:
   // nmethod. Otherwise `error` is left naming what it lacks for tiers or
   // descriptors (empty when nothing): those queries then return nullopt.
   static std::unique_ptr<HotSpotNmethods> fromThisJvm(std::string &error);
+
+  // The same from the variables `lookup` finds by name (the address of
+  // gHotSpotVMStructs and the others, or nullptr): libjvm.so's for
+  // fromThisJvm, a test's stand-ins otherwise.
+  using SymbolLookup = std::function<const void *(const char *name)>;
+  static std::unique_ptr<HotSpotNmethods> fromSymbols(const SymbolLookup &lookup,
+                                                      std::string &error);
   virtual ~HotSpotNmethods() = default;
 
   // The tier of the nmethod whose code starts at `codeBegin`; nullopt when it
