@@ -1,10 +1,13 @@
 // /proc parsers and perf map discovery over a fake procRoot tree.
+#include "JitdumpBytes.h"
 #include "TempDir.h"
 #include "jitsym/files/ProcessFiles.h"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstddef>
+#include <cstring>
 #include <cstdlib>
 #include <ctime>
 #include <fcntl.h>
@@ -304,6 +307,50 @@ TEST(ProcessFiles, JitdumpNamesFollowPerfsRule) {
   EXPECT_FALSE(isJitdumpName("/srv/xjit-4242.dump", 4242, 4242));
   EXPECT_FALSE(isJitdumpName("/srv/jit-.dump", 0, 0));
   EXPECT_FALSE(isJitdumpName("", 0, 0));
+}
+
+// JavaScriptCore (Bun 1.4.5, BUN_JSC_useJITDump=1) names its dump after its
+// writer thread and the process: /tmp/jit-23154-23152-lMK9YH (mkostemp), or
+// DIR/jit-24131-24130.dump with BUN_JSC_jitDumpDirectory.
+TEST(ProcessFiles, JitdumpNamesOfJavaScriptCore) {
+  EXPECT_TRUE(isJitdumpName("/tmp/jit-23154-23152-lMK9YH", 23152, 23152));
+  EXPECT_TRUE(isJitdumpName("/work/rt/bundump/jit-24131-24130.dump", 24130, 24130));
+  EXPECT_TRUE(isJitdumpName("/tmp/jit-23154-7-lMK9YH", 23152, 7)) << "namespaced PID";
+  EXPECT_FALSE(isJitdumpName("/tmp/jit-23154-23152-lMK9YH", 23154, 23154)) << "the thread's";
+  EXPECT_FALSE(isJitdumpName("/tmp/jit-23154-23152-lMK9Y", 23152, 23152)) << "not mkostemp's";
+  EXPECT_FALSE(isJitdumpName("/tmp/jit-x-23152.dump", 23152, 23152));
+  EXPECT_FALSE(isJitdumpName("/tmp/jit-23152", 23152, 23152));
+}
+
+// A jitdump of any other name is told by its header: the magic and the PID.
+TEST(ProcessFiles, JitdumpOfAnotherNameIsToldByItsContent) {
+  const std::vector<Mapping> map = parseMemoryMap(
+      "7f0000000000-7f0000001000 r-xp 00000000 fe:00 11 /srv/profiles/run.bin\n"
+      "7f0000100000-7f0000200000 r-xp 00010000 fe:00 12 /usr/bin/node\n"
+      "7f0000300000-7f0000301000 r-xp 00000000 fe:00 13 /usr/lib/libtiny.so.1\n"
+      "7f0000400000-7f0000401000 rw-p 00000000 fe:00 14 /srv/data.bin\n",
+      "maps");
+  EXPECT_EQ(jitdumpCandidatesInMemoryMap(map), std::vector<std::string>{"/srv/profiles/run.bin"});
+  std::string header = test::jitdumpHeader(); // process 4242's
+  EXPECT_TRUE(isJitdumpOf(header, 4242, 4242));
+  EXPECT_TRUE(isJitdumpOf(header, 1, 4242)) << "namespaced PID";
+  EXPECT_FALSE(isJitdumpOf(header, 1, 1));
+  EXPECT_FALSE(isJitdumpOf(header.substr(0, 20), 4242, 4242));
+  EXPECT_FALSE(isJitdumpOf("\x7f" "ELF and more bytes than a header has, surely", 4242, 4242));
+
+  // This process's own dump of that name is found; another process's is not.
+  TempDir dir;
+  const std::string path = dir.file("run.bin");
+  std::string own = test::jitdumpHeader();
+  const uint32_t pid = static_cast<uint32_t>(::getpid());
+  std::memcpy(own.data() + offsetof(jitheader, pid), &pid, sizeof pid);
+  std::ofstream(path, std::ios::binary) << own;
+  const std::vector<Mapping> ours = parseMemoryMap(
+      "7f0000000000-7f0000001000 r-xp 00000000 fe:00 11 " + path + "\n", "maps");
+  const std::optional<std::string> found = findJitdump(::getpid(), ours);
+  ASSERT_TRUE(found.has_value());
+  EXPECT_EQ(found->substr(found->size() - path.size()), path);
+  EXPECT_EQ(findJitdump(::getpid() + 1, ours), std::nullopt);
 }
 
 TEST(ProcessFiles, DescriptorOnAJitdumpIsToldByItsName) {

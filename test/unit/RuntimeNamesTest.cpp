@@ -52,3 +52,45 @@ TEST(RuntimeNames, InterpretedV8EntriesAreNotCode) {
   EXPECT_TRUE(nameSaysNotMachineCode("LazyCompile:~f a.js:1"));
   EXPECT_FALSE(nameSaysNotMachineCode("JS:*crunchTotals /srv/app.js:3:22"));
 }
+
+// Lines of real perf maps and jitdumps (Node 22.23.3, 24.21.0, 26.12.1,
+// Deno 2.9.6, Bun 1.4.5), each form a user must reach by the function's name.
+TEST(RuntimeNames, V8TierMarksOfEveryVersion) {
+  // Node 24 (V8 13.6): code specialized to one closure's context.
+  EXPECT_EQ(nameAsTyped("JS:+'regexWork /work/rt/prog.js:47:19"), "regexWork");
+  EXPECT_EQ(nameAsTyped("JS:*'middle /work/rt/prog.js:31:16"), "middle");
+  // Node 26 (V8 14.6), Deno (V8 15.0): on-stack replacement.
+  EXPECT_EQ(nameAsTyped("JS:o+outerLoop /work/rt/prog.js:35:19"), "outerLoop");
+  EXPECT_EQ(nameAsTyped("JS:o*outerLoop /work/rt/prog.js:35:19"), "outerLoop");
+  EXPECT_EQ(nameAsTyped("JS:o*top file:///work/rt/prog.js:56:13"), "top");
+  // Node 22 (V8 12.4) and internals.
+  EXPECT_EQ(nameAsTyped("JS:^regexWork /work/rt/prog.js:47:19"), "regexWork");
+  EXPECT_EQ(nameAsTyped("JS:^SafeMap node:internal/per_context/primordials:408:3"), "SafeMap");
+  // A function whose own name starts with an o is not taken for OSR code.
+  EXPECT_EQ(nameAsTyped("JS:*onData /srv/app.js:3:1"), "onData");
+  EXPECT_EQ(nameAsTyped("JS:oneShot /srv/app.js:3:1"), "oneShot"); // no tier mark
+  // A script's top level, Node's CommonJS wrapper and Deno's module: no function.
+  EXPECT_EQ(nameAsTyped("Eval:~ /work/rt/prog.js:1:1"), "");
+  EXPECT_EQ(nameAsTyped("Script:~ file:///work/rt/prog.js:1:1"), "");
+  // Builtins and the rest are named as typed already.
+  EXPECT_EQ(nameAsTyped("Builtin:InterpreterEntryTrampoline"), "");
+  EXPECT_EQ(nameAsTyped("RegExp.< src: 'ab+c(\\d+)' flags: 'g'"), "");
+}
+
+TEST(RuntimeNames, JavaScriptCoreTiers) {
+  EXPECT_EQ(nameAsTyped("JSC-FTL: outerLoop#D2zyzt"), "outerLoop");
+  EXPECT_EQ(nameAsTyped("JSC-DFG: leaf#D33cUR"), "leaf");
+  EXPECT_EQ(nameAsTyped("JSC-Baseline: middle#DnH1MD"), "middle");
+  EXPECT_EQ(nameAsTyped("JSC-Thunk: DefaultCall"), "");
+  EXPECT_EQ(nameAsTyped("JSC-LLIntThunk: function for call with arity check"), "");
+  EXPECT_EQ(nameAsTyped("JSC-InlineCache: GetById Load handler"), "");
+  EXPECT_EQ(nameAsTyped("JSC-DFGOSRExit: unspecified"), "");
+  EXPECT_EQ(nameAsTyped("JSC-YarrJIT: /ab+c(\\d+)/g"), "");
+}
+
+TEST(RuntimeNames, ScriptTopLevelsAtBytecodeAreNotCode) {
+  EXPECT_TRUE(nameSaysNotMachineCode("Eval:~ /work/rt/prog.js:1:1"));
+  EXPECT_TRUE(nameSaysNotMachineCode("Script:~ file:///work/rt/prog.js:1:1"));
+  EXPECT_FALSE(nameSaysNotMachineCode("JS:o*outerLoop /work/rt/prog.js:35:19"));
+  EXPECT_FALSE(nameSaysNotMachineCode("JSC-FTL: outerLoop#D2zyzt"));
+}

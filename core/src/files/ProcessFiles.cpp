@@ -1,7 +1,11 @@
 // /proc readers for process identity and perf map discovery.
 #include "jitsym/files/ProcessFiles.h"
 
+#include "jitsym/files/AppendedFile.h"
+#include "jitsym/formats/JitdumpParser.h"
 
+
+#include <algorithm>
 #include <charconv>
 #include <dirent.h>
 #include <fcntl.h>
@@ -315,14 +319,32 @@ bool isJitdumpName(std::string_view path, uint64_t pid, uint64_t namespacedPid) 
   const size_t slash = path.rfind('/');
   std::string_view name = slash == std::string_view::npos ? path : path.substr(slash + 1);
   constexpr std::string_view kPrefix = "jit-", kSuffix = ".dump";
-  if (name.size() <= kPrefix.size() + kSuffix.size() || name.substr(0, kPrefix.size()) != kPrefix ||
-      name.substr(name.size() - kSuffix.size()) != kSuffix)
+  if (name.substr(0, kPrefix.size()) != kPrefix)
     return false;
+  name.remove_prefix(kPrefix.size());
   // The PID as perf and the runtimes spell it ("jit-%d.dump"): jit-0123.dump
   // is another file than process 123's.
-  const std::string_view digits =
-      name.substr(kPrefix.size(), name.size() - kPrefix.size() - kSuffix.size());
-  return digits == std::to_string(pid) || digits == std::to_string(namespacedPid);
+  auto isPid = [&](std::string_view digits) {
+    return digits == std::to_string(pid) || digits == std::to_string(namespacedPid);
+  };
+  auto isNumber = [](std::string_view digits) {
+    return !digits.empty() && digits.find_first_not_of("0123456789") == std::string_view::npos;
+  };
+  const bool dotDump = name.size() > kSuffix.size() &&
+                       name.substr(name.size() - kSuffix.size()) == kSuffix;
+  if (dotDump) {
+    const std::string_view numbers = name.substr(0, name.size() - kSuffix.size());
+    if (isPid(numbers))
+      return true; // jit-PID.dump
+    const size_t dash = numbers.find('-');
+    return dash != std::string_view::npos && isNumber(numbers.substr(0, dash)) &&
+           isPid(numbers.substr(dash + 1)); // jit-TID-PID.dump
+  }
+  // jit-TID-PID-XXXXXX: mkostemp's six characters.
+  const size_t first = name.find('-');
+  const size_t second = first == std::string_view::npos ? first : name.find('-', first + 1);
+  return second != std::string_view::npos && isNumber(name.substr(0, first)) &&
+         isPid(name.substr(first + 1, second - first - 1)) && name.size() - second - 1 == 6;
 }
 
 std::optional<std::string> jitdumpInMemoryMap(const std::vector<Mapping> &mappings,
@@ -332,6 +354,25 @@ std::optional<std::string> jitdumpInMemoryMap(const std::vector<Mapping> &mappin
         isJitdumpName(m.path, pid, namespacedPid))
       return m.path;
   return std::nullopt;
+}
+
+std::vector<std::string> jitdumpCandidatesInMemoryMap(const std::vector<Mapping> &mappings) {
+  // Producers map their dump's first page (perf needs no more); a library's
+  // code is a larger mapping at an offset.
+  constexpr uint64_t kMaxMarkerMapping = 64u << 10;
+  std::vector<std::string> candidates;
+  for (const Mapping &m : mappings)
+    if (m.execute && m.offset == 0 && m.end - m.start <= kMaxMarkerMapping && !m.path.empty() &&
+        m.path[0] == '/' && m.path.find(".so") == std::string::npos &&
+        std::find(candidates.begin(), candidates.end(), m.path) == candidates.end())
+      candidates.push_back(m.path);
+  return candidates;
+}
+
+bool isJitdumpOf(std::string_view header, uint64_t pid, uint64_t namespacedPid) {
+  std::string error;
+  const std::optional<JitdumpHeader> parsed = parseJitdumpHeader(header, error);
+  return parsed && (parsed->pid == pid || parsed->pid == namespacedPid);
 }
 
 bool descriptorIsJitdump(uint64_t pid, int fd, const std::string &procRoot) {
@@ -348,16 +389,31 @@ bool descriptorIsJitdump(uint64_t pid, int fd, const std::string &procRoot) {
 
 std::optional<std::string> findJitdump(uint64_t pid, const std::vector<Mapping> &mappings,
                                        const std::string &procRoot) {
-  std::optional<std::string> path =
-      jitdumpInMemoryMap(mappings, pid, readNamespacedPid(pid, procRoot));
-  if (!path)
-    return std::nullopt;
   // The process's own view first: right for containers and private /tmp.
-  const std::string viaRoot = procRoot + "/" + std::to_string(pid) + "/root" + *path;
-  if (exists(viaRoot))
-    return viaRoot;
-  if (exists(*path))
-    return path;
+  auto openable = [&](const std::string &path) -> std::optional<std::string> {
+    const std::string viaRoot = procRoot + "/" + std::to_string(pid) + "/root" + path;
+    if (exists(viaRoot))
+      return viaRoot;
+    if (exists(path))
+      return path;
+    return std::nullopt;
+  };
+  const uint64_t namespacedPid = readNamespacedPid(pid, procRoot);
+  if (std::optional<std::string> path = jitdumpInMemoryMap(mappings, pid, namespacedPid))
+    return openable(*path);
+  for (const std::string &candidate : jitdumpCandidatesInMemoryMap(mappings)) {
+    const std::optional<std::string> path = openable(candidate);
+    if (!path)
+      continue;
+    std::string header;
+    const int fd = ::open(path->c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0)
+      continue;
+    const bool read = preadExact(fd, 0, kJitdumpHeaderSize, header);
+    ::close(fd);
+    if (read && isJitdumpOf(header, pid, namespacedPid))
+      return path;
+  }
   return std::nullopt;
 }
 

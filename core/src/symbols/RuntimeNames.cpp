@@ -44,20 +44,57 @@ std::string_view beforeSourcePosition(std::string_view rest) {
   return rest;
 }
 
-// V8: a kind, a tier mark (* optimized, ^ baseline, + maglev, ~ interpreted),
-// the function's name (empty for anonymous ones), then its source position.
+// V8's tier mark (CodeKindToMarker, ComputeMarker): ~ interpreted, ^
+// baseline (Sparkplug), + Maglev, * TurboFan; V8 13 adds ' after + or * for
+// code specialized to one closure's context ("JS:*'f"), V8 14 an o before
+// them for on-stack-replacement code ("JS:o*f"). Its length, 0 when none.
+size_t v8TierMarkLength(std::string_view rest) {
+  auto optimized = [](char c) { return c == '+' || c == '*'; };
+  if (rest.size() >= 2 && rest[0] == 'o' && optimized(rest[1]))
+    return 2;
+  if (!rest.empty() && optimized(rest[0]))
+    return rest.size() >= 2 && rest[1] == '\'' ? 2 : 1;
+  if (!rest.empty() && (rest[0] == '~' || rest[0] == '^'))
+    return 1;
+  return 0;
+}
+
+// V8: a kind, a tier mark, the function's name (empty for anonymous ones and
+// a script's own code: "Eval:~ /app.js:1:1", Deno's "Script:~ file:///a.js"),
+// then its source position.
 std::optional<std::string> v8Name(std::string_view name) {
-  static constexpr std::array<std::string_view, 4> kKinds = {"JS:", "LazyCompile:", "Function:",
-                                                             "InterpretedFunction:"};
+  static constexpr std::array<std::string_view, 6> kKinds = {
+      "JS:", "LazyCompile:", "Function:", "InterpretedFunction:", "Eval:", "Script:"};
   for (std::string_view kind : kKinds) {
     if (!startsWith(name, kind))
       continue;
     std::string_view rest = name.substr(kind.size());
-    if (!rest.empty() && (rest[0] == '*' || rest[0] == '^' || rest[0] == '+' || rest[0] == '~'))
-      rest.remove_prefix(1);
+    rest.remove_prefix(v8TierMarkLength(rest));
+    if (kind == "Eval:" || kind == "Script:")
+      return std::string(); // a script's top level: no function to name
     return std::string(beforeSourcePosition(rest));
   }
   return std::nullopt;
+}
+
+// JavaScriptCore (Bun, with BUN_JSC_useJITDump=1): "JSC-TIER: NAME#HASH" for a
+// function's code at a tier (Baseline, DFG, FTL; the hash is its CodeBlock's),
+// and "JSC-Thunk: ...", "JSC-InlineCache: ...", "JSC-YarrJIT: /re/" and the
+// like for code that is no user's function.
+std::optional<std::string> jscName(std::string_view name) {
+  if (!startsWith(name, "JSC-"))
+    return std::nullopt;
+  const size_t colon = name.find(": ");
+  if (colon == std::string_view::npos)
+    return std::nullopt;
+  const std::string_view tier = name.substr(4, colon - 4);
+  if (tier != "Baseline" && tier != "DFG" && tier != "FTL")
+    return std::string();
+  std::string_view function = name.substr(colon + 2);
+  const size_t hash = function.rfind('#');
+  if (hash != std::string_view::npos)
+    function = function.substr(0, hash);
+  return std::string(function);
 }
 
 bool isJavaIdentifierChar(char c) {
@@ -129,13 +166,14 @@ std::optional<std::string> phpName(std::string_view name) {
 // The forms, in the order they are tried: the first that recognizes a name
 // says what a user types for it.
 using NameForm = std::optional<std::string> (*)(std::string_view);
-constexpr std::array<NameForm, 6> kNameForms = {v8Name,     beamName, phpName,
+constexpr std::array<NameForm, 7> kNameForms = {v8Name,     jscName,  beamName, phpName,
                                                 pythonName, javaName, monoName};
 
 } // namespace
 
 bool nameSaysNotMachineCode(std::string_view name) {
-  for (std::string_view interpreted : {"JS:~", "LazyCompile:~", "InterpretedFunction:"})
+  for (std::string_view interpreted :
+       {"JS:~", "LazyCompile:~", "InterpretedFunction:", "Eval:~", "Script:~"})
     if (startsWith(name, interpreted))
       return true;
   return false;

@@ -95,18 +95,30 @@ PerfMapSearch searchPerfMap(uint64_t pid, const std::string &procRoot = "/proc")
 // before the core was (a later one is another process's with the same PID).
 std::optional<std::string> findPerfMapOfCore(uint64_t pid, const std::string &corePath);
 
-// Whether `path` names a jitdump of the process: jit-PID.dump after its PID
-// or its PID inside its PID namespace (perf's rule).
+// Whether `path` names a jitdump of the process, in one of the forms its
+// producers use, PID being its PID or its PID inside its PID namespace:
+//   jit-PID.dump         perf's rule: V8, HotSpot's and LLVM's perf support,
+//                        BEAM, Mono, jitsym's writer and collector
+//   jit-TID-PID.dump     JavaScriptCore (Bun: BUN_JSC_useJITDump=1 with
+//                        BUN_JSC_jitDumpDirectory); TID its writer thread's
+//   jit-TID-PID-XXXXXX   JavaScriptCore without a directory (mkostemp in /tmp)
 bool isJitdumpName(std::string_view path, uint64_t pid, uint64_t namespacedPid);
 // Whether the process's descriptor `fd` is open on a file so named.
 bool descriptorIsJitdump(uint64_t pid, int fd, const std::string &procRoot = "/proc");
 // The jitdump a process announced the way perf expects: it maps the file
-// executable, and the file is named jit-PID.dump after the process's PID (or
-// its PID inside its PID namespace). The path as the process sees it.
+// executable, and the file is named as above. The path as the process sees it.
 std::optional<std::string> jitdumpInMemoryMap(const std::vector<Mapping> &mappings,
                                               uint64_t pid, uint64_t namespacedPid);
+// Executable mappings of files that may be a jitdump of another name: the
+// first page or few of a file (a producer maps its dump's start), not a
+// shared object. Which are is told by their content (isJitdumpOf).
+std::vector<std::string> jitdumpCandidatesInMemoryMap(const std::vector<Mapping> &mappings);
+// Whether `header` (a file's first bytes) is a jitdump header naming the
+// process, by its PID or its PID inside its PID namespace.
+bool isJitdumpOf(std::string_view header, uint64_t pid, uint64_t namespacedPid);
 // The same for a local process, as a path this process can open (through
-// /proc/PID/root for a process in another mount namespace), if it exists.
+// /proc/PID/root for a process in another mount namespace), if it exists: by
+// its name, else by its content.
 std::optional<std::string> findJitdump(uint64_t pid, const std::vector<Mapping> &mappings,
                                        const std::string &procRoot = "/proc");
 

@@ -10,7 +10,8 @@ namespace jitsym {
 
 // Whether the runtime says by the name alone that the address is not machine
 // code. V8 with --perf-basic-prof lists an interpreted function ("JS:~f ...",
-// before V8 9 "LazyCompile:~f" or "InterpretedFunction:f") at its bytecode
+// before V8 9 "LazyCompile:~f" or "InterpretedFunction:f"; a script's top
+// level "Eval:~ /app.js:1:1", Deno's "Script:~ file:///app.js:1:1") at its bytecode
 // array, in the heap; only with --interpreted-frames-native-stack is there a
 // code copy at that address, in executable memory. So the memory map decides
 // where there is one, and this where there is none (offline).
@@ -18,8 +19,11 @@ bool nameSaysNotMachineCode(std::string_view name);
 
 // The name a user types for the function a runtime's decorated name stands
 // for, or "" when the name is as typed already or stands for no function:
-//   V8          "JS:*crunchTotals /app.js:3:22" (also ^ + ~, and the older
-//               "LazyCompile:*f", "Function:f")          -> "crunchTotals"
+//   V8          "JS:*crunchTotals /app.js:3:22" (also ^ + ~, V8 13's *' +',
+//               V8 14's o* o+, and the older "LazyCompile:*f",
+//               "Function:f")                             -> "crunchTotals"
+//   JSC (Bun)   "JSC-FTL: outerLoop#CLh8fG" (also DFG, Baseline)
+//                                                         -> "outerLoop"
 //   HotSpot     "long Hot.work(int)" (our agent, jcmd Compiler.perfmap)
 //                                                         -> "Hot.work"
 //   BEAM        "$busy:leaf/2" (perf map)                 -> "busy:leaf/2"
