@@ -6,16 +6,18 @@
 // up to 6 line entries per function (offset, line, column, file). Checked
 // invariants:
 //  - the image is an ELF object LLVM opens, and its DWARF passes LLVM's verifier;
-//  - there is one subprogram per function, with its name (up to a first NUL:
-//    DWARF strings end there), start and end;
+//  - there is one subprogram per function, with its name as shown (control
+//    characters escaped, NULs too: DWARF strings end at one), start and end;
 //  - at every line entry's address inside a function, the line LLVM reads is
-//    the one LineTables gives (file up to a first NUL, line, column), or none
-//    for line 0 or a file without a name.
+//    the one LineTables gives (file as shown, line, column), or none for line
+//    0 or a file without a name.
 #include "LlvmAcrossVersions.h"
 #include "jitsym/objects/DebugObject.h"
 #include "jitsym/symbols/LineTables.h"
 #include "jitsym/symbols/SymbolTable.h"
 #include "jitsym/symbols/UnwindTables.h"
+
+#include "jitsym/base/PrintableText.h"
 
 #include "FuzzCheck.h"
 #include "llvm/DebugInfo/DIContext.h"
@@ -33,7 +35,9 @@ using namespace jitsym;
 
 namespace {
 
-std::string_view upToNul(std::string_view text) { return text.substr(0, text.find('\0')); }
+// Names and file names as the object shows them (control characters, NUL
+// included, escaped).
+std::string shown(std::string_view text) { return printableText(text); }
 
 constexpr uint64_t kStart = 0x7f0000100000, kEnd = kStart + 0x100000;
 
@@ -128,7 +132,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   for (const DebugFunction &f : debugFunctions) {
     auto it = subprograms.find(f.start);
     CHECK(it != subprograms.end());
-    CHECK(it->second.first == upToNul(f.name));
+    CHECK(it->second.first == shown(f.name));
     CHECK(it->second.second == f.end);
 
     const std::vector<LineTables::Entry> *entries = lines.entries(f.start);
@@ -142,13 +146,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
           {e.address, llvm::object::SectionedAddress::UndefSection},
           llvm::DILineInfoSpecifier(llvm::DILineInfoSpecifier::FileLineInfoKind::RawValue,
                                     llvm::DILineInfoSpecifier::FunctionNameKind::ShortName)));
-      if (!want || want->line == 0 || upToNul(want->file).empty()) {
+      if (!want || want->line == 0 || want->file.empty()) {
         CHECK(got.Line == 0);
         continue;
       }
       CHECK(got.Line == want->line);
       CHECK(got.Column == want->column);
-      CHECK(got.FileName == upToNul(want->file));
+      CHECK(got.FileName == shown(want->file));
     }
   }
   return 0;

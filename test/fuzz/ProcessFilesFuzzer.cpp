@@ -166,9 +166,20 @@ void checkJitdumpInMaps(std::string_view text, uint64_t pid, uint64_t namespaced
     mapped |= m.execute && m.path == *path;
   CHECK(mapped);
   CHECK(!path->empty() && path->front() == '/');
+  // One of the producers' forms (ProcessFiles.h), the process's PID in it.
   const std::string base = path->substr(path->rfind('/') + 1);
-  CHECK(base == "jit-" + std::to_string(pid) + ".dump" ||
-        base == "jit-" + std::to_string(namespacedPid) + ".dump");
+  bool named = false;
+  for (uint64_t p : {pid, namespacedPid}) {
+    const std::string id = std::to_string(p);
+    named |= base == "jit-" + id + ".dump";
+    for (const std::string &after : {"-" + id + ".dump", "-" + id + "-"}) {
+      const size_t at = base.find(after);
+      named |= at != std::string::npos && at > 4 && base.substr(0, 4) == "jit-" &&
+               base.find_first_not_of("0123456789", 4) == at &&
+               (after.back() != '-' || base.size() == at + after.size() + 6);
+    }
+  }
+  CHECK(named);
 }
 
 } // namespace

@@ -5,7 +5,8 @@
 // become the symbols (renamed "\x01S<n>" so that annotations can be told from
 // the text; \x01 in the text is replaced), some with line tables. Checked
 // invariants:
-//  - the output is the text with " NAME[+0xOFF][ at FILE:LINE[:COLUMN]]" after
+//  - the output is the text with " NAME[+0xOFF][ at FILE:LINE[:COLUMN]]" (NAME
+//    and FILE with their control characters escaped, as printableText does) after
 //    exactly the words that are addresses ("0x" and 1 to 16 hex digits, or 8 to
 //    16 bare hex digits) a symbol covers: a reference model, word by word;
 //  - a described address lies inside the symbol named, at the offset given;
@@ -15,6 +16,8 @@
 #include "jitsym/formats/PerfMapParser.h"
 #include "jitsym/symbols/SymbolTable.h"
 #include "jitsym/formats/Symbolizer.h"
+
+#include "jitsym/base/PrintableText.h"
 
 #include "FuzzCheck.h"
 
@@ -71,12 +74,12 @@ std::string annotation(const SymbolTable &table, const LineTables &lines, uint64
   const Symbol *symbol = table.findByAddress(address);
   CHECK(symbol);
   CHECK(symbol->address <= address && address - symbol->address < (symbol->size ? symbol->size : 1));
-  std::string text = " " + std::string(table.name(*symbol));
+  std::string text = " " + printableText(table.name(*symbol));
   if (address != symbol->address)
     text += "+" + hex(address - symbol->address);
   if (std::optional<SourceLine> line = lines.find(symbol->address, address)) {
     CHECK(!line->file.empty() && line->file[0] == '\x01'); // one of ours
-    text += " at " + std::string(line->file) + ":" + std::to_string(line->line);
+    text += " at " + printableText(line->file) + ":" + std::to_string(line->line);
     if (line->column)
       text += ":" + std::to_string(line->column);
   }
@@ -132,8 +135,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       const std::optional<uint64_t> address = parseAddress(word);
       CHECK(address);
       if (table.findByAddress(*address)) {
-        model += annotation(table, lines, *address);
-        CHECK(describeAddress(table, *address, &lines) == model.substr(model.rfind(" \x01S") + 1));
+        const std::string described = annotation(table, lines, *address);
+        model += described;
+        CHECK(describeAddress(table, *address, &lines) == described.substr(1));
       } else {
         CHECK(!describeAddress(table, *address, &lines));
       }

@@ -139,16 +139,17 @@ TEST(SourceFiles, LinesPastTheEndCannotExist) {
 
 // Found by the debugobject fuzz target: a name with a NUL in it (a perf map
 // line may hold one) was written whole, and LLVM read the rest of it as the
-// next attribute, misreading every DIE after it.
-TEST(DebugObject, NamesWithNulsEndThere) {
+// next attribute, misreading every DIE after it. Names are shown as the
+// symbols are, control characters escaped (PrintableText.h): the NUL too.
+TEST(DebugObject, NamesWithNulsAreEscaped) {
   LineTables lines;
   const uint64_t f = kStart + 0x100, g = kStart + 0x200;
   lines.set(f, {{f, 3, 1, std::string_view("/app/a.js\0tail", 14)}});
   const std::string withNul("JS:*f\0garbage", 13);
   auto parsed = build({{f, f + 0x40, withNul}, {g, g + 0x40, "JS:*g"}}, lines);
   ASSERT_TRUE(parsed);
-  EXPECT_EQ(lineAt(*parsed, f + 4).FunctionName, "JS:*f");
-  EXPECT_EQ(lineAt(*parsed, f + 4).FileName, "/app/a.js");
+  EXPECT_EQ(lineAt(*parsed, f + 4).FunctionName, "JS:*f\\x00garbage");
+  EXPECT_EQ(lineAt(*parsed, f + 4).FileName, "/app/a.js\\x00tail");
   EXPECT_EQ(lineAt(*parsed, g + 4).FunctionName, "JS:*g");
   std::string report;
   llvm::raw_string_ostream out(report);

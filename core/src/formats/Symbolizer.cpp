@@ -2,6 +2,7 @@
 #include "jitsym/formats/Symbolizer.h"
 
 #include "jitsym/base/HexText.h"
+#include "jitsym/base/PrintableText.h"
 #include "jitsym/formats/PerfMapParser.h"
 
 #include <cctype>
@@ -32,12 +33,12 @@ std::optional<std::string> describeAddress(const SymbolTable &table, uint64_t ad
   const Symbol *symbol = table.findByAddress(address);
   if (!symbol)
     return std::nullopt;
-  std::string text(table.name(*symbol));
+  std::string text = printableText(table.name(*symbol));
   if (address != symbol->address)
     text += "+" + hexText(address - symbol->address);
   if (lines)
     if (std::optional<SourceLine> line = lines->find(symbol->address, address)) {
-      text += " at " + std::string(line->file) + ":" + std::to_string(line->line);
+      text += " at " + printableText(line->file) + ":" + std::to_string(line->line);
       if (line->column)
         text += ":" + std::to_string(line->column);
     }

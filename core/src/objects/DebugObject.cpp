@@ -10,6 +10,7 @@
 #include <map>
 
 #include "LittleEndianWriter.h"
+#include "jitsym/base/PrintableText.h"
 #include "jitsym/objects/DebugFrame.h"
 #include "jitsym/objects/ElfImage.h"
 #include "llvm/BinaryFormat/Dwarf.h"
@@ -58,16 +59,17 @@ std::string abbreviations() {
   return out;
 }
 
-// DWARF strings end at a NUL, so a name is written up to its first one: a perf
-// map line may hold NULs in its name, and written whole, the rest of the name
-// would be read as the next attribute and every DIE after it misread.
-std::string_view dwarfString(std::string_view text) {
-  return text.substr(0, std::min(text.find('\0'), text.size()));
-}
-
+// Names and file names are shown as the symbol table's are: control
+// characters escaped (PrintableText.h). That includes NUL, which a perf map
+// line may hold in a name: written raw, it would end the DWARF string, the
+// rest be read as the next attribute and every DIE after it misread.
 void string(LittleEndianWriter &w, std::string_view text) {
-  text = dwarfString(text);
-  w.bytes(text.data(), text.size());
+  if (hasControlCharacters(text)) {
+    const std::string shown = printableText(text);
+    w.bytes(shown.data(), shown.size());
+  } else {
+    w.bytes(text.data(), text.size());
+  }
   w.put<uint8_t>(0);
 }
 
@@ -193,7 +195,7 @@ Expected<std::vector<ElfSection>> buildDebugSections(const AddressRange &textRan
         continue;
       // An empty name would end the line table's list of files: such a file
       // has no name to show anyway.
-      if (e.line == 0 || dwarfString(lines.file(e.file)).empty() ||
+      if (e.line == 0 || lines.file(e.file).empty() ||
           (plausible && !plausible(lines.file(e.file), e.line))) {
         // No row covers these addresses: they show no line, not a wrong one.
         if (open)

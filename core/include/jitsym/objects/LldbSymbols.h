@@ -19,6 +19,8 @@ struct LldbSymbol {
   bool data = false;
 };
 
+// Names are shown with their control characters escaped (PrintableText.h);
+// a name that has some is followed by its raw bytes as one more alias.
 // In the order of `symbols`, each alias right after its symbol: at one
 // address and size LLDB names the address by the symbol listed first (checked
 // on LLDB 22 for JSON files and ELF .symtab), so `bt` and `image lookup` keep
