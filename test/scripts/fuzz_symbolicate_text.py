@@ -147,7 +147,9 @@ def check_against_cli(jitsym, texts, workdir):
         address = int(match.group(1), 16)
         if address == (1 << 64) - 1:  # not covered: the map ends before it
             return match.group(0)
-        return match.group(0) + " " + marker + ("+0x%x" % address if address else "")
+        # The CLI shows a name's control characters escaped (PrintableText.h).
+        shown = "\\x01A\\x02"
+        return match.group(0) + " " + shown + ("+0x%x" % address if address else "")
 
     python = S.ADDRESS.sub(annotated, text)
     if cli != python:

@@ -119,3 +119,30 @@ TEST(Regions, AddressRangeContains) {
   EXPECT_FALSE(r.contains(0x2000));
   EXPECT_NE(r, (AddressRange{0x1000, 0x2001}));
 }
+
+// Node 26.12.1's memory map (lines of it): V8 maps its embedded builtins a
+// second time, from the binary, near its code; the perf map names them there.
+// LLDB's module of the binary covers the first mapping only.
+TEST(Regions, CopiesOfMappedCodeAreJitMemory) {
+  const std::vector<Mapping> maps = parseMemoryMap(
+      "00400000-0082f000 r--p 00000000 fe:00 5391231 /opt/node26/bin/node\n"
+      "0082f000-034ce000 r-xp 0042f000 fe:00 5391231 /opt/node26/bin/node\n"
+      "034ce000-0732a000 r--p 030ce000 fe:00 5391231 /opt/node26/bin/node\n"
+      "7f85a6400000-7f85a6500000 rw-p 00000000 00:00 0\n"
+      "7f85a6500000-7f85a6715000 r-xp 01625000 fe:00 5391231 /opt/node26/bin/node\n"
+      "7f85a6715000-7f85a6800000 ---p 00000000 00:00 0\n"
+      "7f85b0000000-7f85b0001000 r-xp 00000000 fe:00 999 /opt/lib/libz.so.1\n"
+      "7f85b0001000-7f85b0002000 r-xp 00000000 fe:00 999 /opt/lib/libz.so.1\n",
+      "maps");
+  EXPECT_TRUE(isCopyOfMappedCode(maps[4], maps));
+  EXPECT_FALSE(isCopyOfMappedCode(maps[1], maps)) << "the binary's own code";
+  EXPECT_FALSE(isCopyOfMappedCode(maps[2], maps)) << "not executable";
+  JitAddressSpace space = JitAddressSpace::fromMemoryMap(maps);
+  EXPECT_EQ(space.runContaining(0x7f85a6600000), (AddressRange{0x7f85a6400000, 0x7f85a6800000}));
+  EXPECT_EQ(space.executable(0x7f85a6600000), true);
+  EXPECT_FALSE(space.runContaining(0x1000000).has_value()) << "the module's";
+  // Where the debugger has a module at the copy after all, its symbols win.
+  EXPECT_FALSE(space.excluding({{0x7f85a6500000, 0x7f85a6715000}})
+                   .runContaining(0x7f85a6600000)
+                   .has_value());
+}

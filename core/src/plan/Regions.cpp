@@ -5,6 +5,17 @@
 
 namespace jitsym {
 
+bool isCopyOfMappedCode(const Mapping &m, const std::vector<Mapping> &mappings) {
+  if (!m.execute || !m.isFileBacked())
+    return false;
+  const uint64_t length = m.end - m.start;
+  for (const Mapping &n : mappings)
+    if (n.start != m.start && n.execute && n.inode == m.inode && n.path == m.path &&
+        n.offset <= m.offset && m.offset + length <= n.offset + (n.end - n.start))
+      return true;
+  return false;
+}
+
 JitAddressSpace JitAddressSpace::fromMemoryMap(const std::vector<Mapping> &mappings) {
   JitAddressSpace space;
   space.hasMap_ = true;
@@ -12,7 +23,7 @@ JitAddressSpace JitAddressSpace::fromMemoryMap(const std::vector<Mapping> &mappi
   std::sort(sorted.begin(), sorted.end(),
             [](const Mapping &a, const Mapping &b) { return a.start < b.start; });
   for (const Mapping &m : sorted) {
-    if (m.isFileBacked() || m.isSpecial())
+    if ((m.isFileBacked() && !isCopyOfMappedCode(m, sorted)) || m.isSpecial())
       continue;
     // Adjacent JIT mappings (V8 and HotSpot split one reservation by permission)
     // form one run, so a permission flip does not move section bounds.

@@ -24,9 +24,16 @@ struct AddressRange {
   bool operator!=(const AddressRange &o) const { return !(*this == o); }
 };
 
+// Whether `m` maps, executable, file pages that another executable mapping of
+// the same file maps elsewhere: V8 (Node 22 and later, Deno) copies its
+// embedded builtins so, near its code, and names them there in its perf map
+// and jitdump. The debugger's module of the file covers the other mapping
+// only, so the copy is named as JIT code is.
+bool isCopyOfMappedCode(const Mapping &m, const std::vector<Mapping> &mappings);
+
 // Where JIT code may live in a process, built from its memory map: maximal runs of
-// adjacent mappings that are neither file-backed nor special. Without a memory map
-// (offline), every address is allowed.
+// adjacent mappings that are neither file-backed (copies of mapped code aside)
+// nor special. Without a memory map (offline), every address is allowed.
 class JitAddressSpace {
 public:
   static JitAddressSpace fromMemoryMap(const std::vector<Mapping> &mappings);
