@@ -24,6 +24,8 @@ std::string summary(const SyncReport &r) {
     out << ", " << r.removed << " replaced";
   if (r.shadowed)
     out << ", " << r.shadowed << " skipped (file-backed or unmapped)";
+  if (r.namedByJitLoader)
+    out << ", " << r.namedByJitLoader << " named by LLDB's GDB JIT loader";
   out << ", " << r.milliseconds << " ms";
   if (!r.note.empty())
     out << "; " << r.note;

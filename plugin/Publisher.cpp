@@ -44,6 +44,24 @@ std::vector<AddressRange> claimedByOtherModules(lldb::SBTarget &target,
   return claimed;
 }
 
+std::vector<AddressRange> namedByGdbJitLoader(lldb::SBTarget &target) {
+  std::vector<AddressRange> ranges;
+  for (uint32_t i = 0; i < target.GetNumModules(); ++i) {
+    lldb::SBModule module = target.GetModuleAtIndex(i);
+    const char *name = module.GetFileSpec().GetFilename();
+    if (!module.IsValid() || !name || std::string_view(name).substr(0, 6) != "JIT(0x")
+      continue;
+    for (size_t s = 0; s < module.GetNumSections(); ++s) {
+      lldb::SBSection section = module.GetSectionAtIndex(s);
+      const uint64_t start = section.GetLoadAddress(target);
+      const uint64_t size = section.GetByteSize();
+      if (start != LLDB_INVALID_ADDRESS && size > 0 && start + size > start)
+        ranges.push_back({start, start + size});
+    }
+  }
+  return ranges;
+}
+
 PublishReport Publisher::publish(lldb::SBDebugger &debugger, lldb::SBTarget &target,
                                  RegionModules &modules, const Inputs &in,
                                  SymbolChanges &changes, SyncProgress &progress,
@@ -52,6 +70,15 @@ PublishReport Publisher::publish(lldb::SBDebugger &debugger, lldb::SBTarget &tar
   const JitAddressSpace space = in.mappings.empty() ? JitAddressSpace::unrestricted()
                                                     : JitAddressSpace::fromMemoryMap(in.mappings);
   RegionPlanner planner(in.table, space, claimedByOtherModules(target, modules));
+  const std::vector<AddressRange> jitLoaderRanges = namedByGdbJitLoader(target);
+  auto namedByJitLoader = [&](uint64_t address) {
+    return std::any_of(jitLoaderRanges.begin(), jitLoaderRanges.end(),
+                       [&](const AddressRange &r) { return r.contains(address); });
+  };
+  for (const AddressRange &range : jitLoaderRanges)
+    in.table.forEachInRange(range.start, range.end, [&](const Symbol &symbol) {
+      report.namedByJitLoader += range.contains(symbol.address);
+    });
   auto isData = [&](const Symbol &symbol) { return planner.isData(symbol); };
 
   // Windows to plan again (by their start: windowOf), and modules that must
@@ -94,7 +121,7 @@ PublishReport Publisher::publish(lldb::SBDebugger &debugger, lldb::SBTarget &tar
   for (const Symbol *symbol : changes.added) {
     std::optional<AddressRange> section = planner.sectionOf(symbol->address);
     if (!section) {
-      ++report.shadowed;
+      report.shadowed += !namedByJitLoader(symbol->address);
       continue;
     }
     ++report.added;

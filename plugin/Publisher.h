@@ -31,6 +31,9 @@ struct PublishReport {
   uint64_t added = 0;    // new symbols placed in a region
   uint64_t removed = 0;  // replaced or freed
   uint64_t shadowed = 0; // left out: file-backed, unmapped or claimed memory
+  // Known symbols (all, not only new) in code LLDB's GDB JIT loader names:
+  // its modules (JIT(0x...)) hold them, with their lines, and ours leave it.
+  uint64_t namedByJitLoader = 0;
   bool interrupted = false;
   uint64_t published = 0; // new symbols LLDB has (less than added if interrupted)
   std::vector<Diagnostic> refusals; // regions LLDB refused, each said once
@@ -40,6 +43,11 @@ struct PublishReport {
 // them (a JIT symbol never shadows a real module).
 std::vector<AddressRange> claimedByOtherModules(lldb::SBTarget &target,
                                                 const RegionModules &ours);
+// Of those, the ranges of the objects LLDB's GDB JIT loader added (JITLoaderGDB
+// names its modules "JIT(0xADDRESS)"): a runtime that registers its code through
+// GDB's JIT interface (LLVM's MCJIT, PHP with opcache.jit_debug=0x100) is named
+// there by LLDB itself.
+std::vector<AddressRange> namedByGdbJitLoader(lldb::SBTarget &target);
 
 class Publisher {
 public:

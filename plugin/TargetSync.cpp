@@ -312,6 +312,7 @@ llvm::Expected<SyncReport> TargetSync::syncWith(lldb::SBDebugger &debugger,
     report.added = published.added;
     report.removed = published.removed;
     report.shadowed = published.shadowed;
+    namedByJitLoader_ = published.namedByJitLoader;
     if (publishOnlyFor)
       sources_.hold(std::move(published.refusals)); // said at the next stop the user sees
     else
@@ -348,6 +349,7 @@ llvm::Expected<SyncReport> TargetSync::syncWith(lldb::SBDebugger &debugger,
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started)
           .count();
   lastMilliseconds_ = report.milliseconds;
+  report.namedByJitLoader = namedByJitLoader_; // as the last publish found it
   return report;
 }
 
@@ -362,7 +364,13 @@ std::string TargetSync::status() const {
   out << "process: " << process_->pid << " (" << (side_ ? side_->kind() : "?") << ")\n";
   out << sources_.status();
   out << "symbols: " << table_.size() << " known, "
-      << (modules_ ? modules_->symbolCount() : 0) << " in LLDB\n";
+      << (modules_ ? modules_->symbolCount() : 0) << " in LLDB";
+  if (namedByJitLoader_)
+    out << "; " << namedByJitLoader_
+        << " of them in code LLDB's GDB JIT loader names itself (modules JIT(0x...), with "
+           "the object's own symbols and lines; settings set plugin.jit-loader.gdb.enable "
+           "off gives it to jitsym)";
+  out << "\n";
   out << "regions: " << (modules_ ? modules_->size() : 0) << " modules\n";
   out << "files: " << directory_ << "\n";
   out << "syncs: " << syncs_ << ", last took " << lastMilliseconds_ << " ms\n";

@@ -54,6 +54,7 @@ struct SyncReport {
   uint64_t added = 0;          // new since the previous sync
   uint64_t removed = 0;        // replaced or freed since the previous sync
   uint64_t shadowed = 0;       // skipped: file-backed, unmapped or claimed memory
+  uint64_t namedByJitLoader = 0; // known symbols LLDB's GDB JIT loader names itself
   double milliseconds = 0;
   std::vector<Diagnostic> diagnostics;
   std::string note;            // why nothing happened, when nothing did
@@ -150,6 +151,7 @@ private:
   Publisher publisher_;
   uint64_t syncs_ = 0;
   double lastMilliseconds_ = 0;
+  uint64_t namedByJitLoader_ = 0; // at the last publish (PublishReport)
 };
 
 } // namespace jitsym::plugin

@@ -107,6 +107,11 @@ config.substitutions.append(("%builddir", config.jitsym_build_dir))
 config.substitutions.append(("%pyjitsym", os.path.join(config.jitsym_source_dir, "python", "jitsym")))
 config.substitutions.append(("%core_helper", os.path.join(config.jitsym_source_dir, "scripts", "jitsym-core-helper")))
 config.substitutions.append(("%examples", os.path.join(config.jitsym_source_dir, "examples")))
+# LLVM's own JIT as a subject (test/llvm): LLVM 22's lli, whichever LLDB tests it.
+lli = "/usr/lib/llvm-22/bin/lli"
+if os.path.exists(lli):
+    config.available_features.add("lli")
+    config.substitutions.append(("%lli", lli))
 config.substitutions.append(("FileCheck", os.path.join(tools, "FileCheck")))
 config.substitutions.append(("not ", os.path.join(tools, "not") + " "))
 config.substitutions.append(("split-file", os.path.join(tools, "split-file")))

@@ -281,6 +281,27 @@ TEST(RegionPlanner, SymbolsInMemoryThatIsNotExecutableAreData) {
             JitAddressSpace::fromMemoryMap({heap, flipped}).executableDigest());
 }
 
+// LLVM's MCJIT writes its jitdump while the code is still rw- and makes it
+// r-x only after (finalizeMemory), with no stop between: a jitdump's symbol
+// (kOwnedFlag) in writable memory is code, a perf map's there is data, and
+// memory neither writable nor executable holds none.
+TEST(RegionPlanner, JitdumpSymbolsInWritableMemoryAreCodeNotYetExecutable) {
+  Mapping written = anon(kBase, kBase + 0x10000);
+  written.execute = false;
+  written.write = true;
+  Mapping reserved = anon(kBase + 0x10000, kBase + 0x20000);
+  reserved.execute = false;
+  reserved.read = false;
+  SymbolTable table;
+  table.add(kBase + 0x100, 0x40, "middle_fn", kOwnedFlag);
+  table.add(kBase + 0x200, 0x40, "JS:~f /a.js:1:1");
+  table.add(kBase + 0x10100, 0x40, "freed_fn", kOwnedFlag);
+  RegionPlanner planner(table, JitAddressSpace::fromMemoryMap({written, reserved}));
+  EXPECT_FALSE(planner.isData(*table.findByAddress(kBase + 0x100)));
+  EXPECT_TRUE(planner.isData(*table.findByAddress(kBase + 0x200)));
+  EXPECT_TRUE(planner.isData(*table.findByAddress(kBase + 0x10100)));
+}
+
 TEST(RegionPlanner, WithoutAMemoryMapTheRuntimesNameDecides) {
   SymbolTable table;
   table.add(kBase + 0x100, 0x40, "JS:~f /a.js:1:1");

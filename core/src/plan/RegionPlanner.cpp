@@ -109,6 +109,13 @@ std::vector<PlannedRegion> RegionPlanner::plan(uint64_t *leftOut) const {
 }
 
 bool RegionPlanner::isData(const Symbol &symbol) const {
+  // A jitdump announces code (no producer lists data in one), also where its
+  // memory is writable and not executable yet: LLVM's MCJIT writes its
+  // CODE_LOADs before finalizeMemory makes the code executable, and runs it
+  // with no stop between. So a breakpoint waiting for it resolves at the
+  // announcement, as LLDB's own GDB JIT loader does in those pages.
+  if ((symbol.flags & kOwnedFlag) && space_.writableNotExecutable(symbol.address))
+    return false;
   if (std::optional<bool> executable = space_.executable(symbol.address))
     return !*executable;
   return nameSaysNotMachineCode(table_.name(symbol));

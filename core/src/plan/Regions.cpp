@@ -31,12 +31,13 @@ JitAddressSpace JitAddressSpace::fromMemoryMap(const std::vector<Mapping> &mappi
       space.runs_.back().end = m.end;
     else
       space.runs_.push_back({m.start, m.end});
-    if (!m.execute)
+    std::vector<AddressRange> &ranges = m.execute ? space.executable_ : space.writable_;
+    if (!m.execute && !m.write)
       continue;
-    if (!space.executable_.empty() && space.executable_.back().end == m.start)
-      space.executable_.back().end = m.end;
+    if (!ranges.empty() && ranges.back().end == m.start)
+      ranges.back().end = m.end;
     else
-      space.executable_.push_back({m.start, m.end});
+      ranges.push_back({m.start, m.end});
   }
   return space;
 }
@@ -55,6 +56,7 @@ JitAddressSpace JitAddressSpace::excluding(std::vector<AddressRange> ranges) con
   JitAddressSpace space;
   space.hasMap_ = hasMap_;
   space.executable_ = executable_; // only asked where a run is
+  space.writable_ = writable_;
   auto cut = ranges.begin();
   for (AddressRange run : runs_) {
     // Ranges that end before this run cannot cut it or any later one.
@@ -90,6 +92,12 @@ std::optional<bool> JitAddressSpace::executable(uint64_t address) const {
   auto it = std::upper_bound(executable_.begin(), executable_.end(), address,
                              [](uint64_t a, const AddressRange &r) { return a < r.start; });
   return it != executable_.begin() && std::prev(it)->contains(address);
+}
+
+bool JitAddressSpace::writableNotExecutable(uint64_t address) const {
+  auto it = std::upper_bound(writable_.begin(), writable_.end(), address,
+                             [](uint64_t a, const AddressRange &r) { return a < r.start; });
+  return it != writable_.begin() && std::prev(it)->contains(address);
 }
 
 uint64_t JitAddressSpace::executableDigest() const {

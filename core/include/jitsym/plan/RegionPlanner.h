@@ -76,7 +76,9 @@ public:
   // Whether `symbol` goes to LLDB as data, not code: its memory is not
   // executable (by the memory map), or, with no memory map, its runtime says
   // by its name that it is not machine code (RuntimeNames.h). No breakpoint
-  // resolves on data, so none writes a trap into a runtime's bytecode.
+  // resolves on data, so none writes a trap into a runtime's bytecode. A
+  // jitdump's symbol (kOwnedFlag) in writable memory is code all the same:
+  // code not yet made executable (LLVM's MCJIT).
   bool isData(const Symbol &symbol) const;
   // A digest of where the memory map says memory is executable.
   uint64_t executableDigest() const { return space_.executableDigest(); }

@@ -47,6 +47,9 @@ public:
   std::optional<AddressRange> runContaining(uint64_t address) const;
   // Whether the memory at `address` is executable; nothing without a memory map.
   std::optional<bool> executable(uint64_t address) const;
+  // Whether it is writable and not executable (code still being written, or
+  // data); false without a memory map.
+  bool writableNotExecutable(uint64_t address) const;
   bool hasMemoryMap() const { return hasMap_; }
   // A digest of where memory is executable: it changes when a page's
   // permission does (a JIT making its code executable after writing it).
@@ -55,6 +58,7 @@ public:
 private:
   std::vector<AddressRange> runs_;       // sorted, disjoint
   std::vector<AddressRange> executable_; // of the runs, sorted, disjoint
+  std::vector<AddressRange> writable_;   // of the runs, not executable: sorted, disjoint
   bool hasMap_ = false;
 };
 
