@@ -1,6 +1,9 @@
 // Publishing a sync's changes to LLDB, region by region.
 #include "Publisher.h"
 
+#include "RuntimeFrames.h"
+#include "jitsym/symbols/RuntimeNames.h"
+
 #include <cinttypes>
 #include <cstdio>
 #include <deque>
@@ -161,7 +164,28 @@ PublishReport Publisher::publish(lldb::SBDebugger &debugger, lldb::SBTarget &tar
   // are read in one batch first; those of the windows made anew are read
   // ahead, while LLDB loads the modules before them (FunctionEntries.h).
   FunctionEntries entries(*modules.code().arch, in.readPieces, in.directRead);
-  const EntryProbe probe = entries.probe();
+  // PHP's JIT code runs on execute_ex's frame, read once from its binary
+  // when its code first shows up (RuntimeFrames.h); other code by its entry.
+  if (!phpFrameLooked_)
+    for (const Symbol *symbol : changes.added)
+      if (phpJitCodeOf(in.table.name(*symbol)) != PhpJitCode::NotPhp) {
+        phpFrame_ = phpVmFrame(target, *modules.code().arch);
+        phpFrameLooked_ = true;
+        break;
+      }
+  const EntryProbe probe = [&, read = entries.probe()](uint64_t start, uint64_t size) {
+    if (phpFrame_)
+      if (const Symbol *symbol = in.table.findByAddress(start); symbol && symbol->address == start)
+        switch (phpJitCodeOf(in.table.name(*symbol))) {
+        case PhpJitCode::OnVmFrame:
+          return EntryRule{FramePointer::RuntimeFrame, std::nullopt};
+        case PhpJitCode::Own:
+          return EntryRule{FramePointer::NotKept, std::nullopt};
+        case PhpJitCode::NotPhp:
+          break;
+        }
+    return read(start, size);
+  };
   {
     std::vector<std::pair<uint64_t, uint64_t>> code;
     for (const auto &[key, symbols] : added)
@@ -269,8 +293,8 @@ PublishReport Publisher::publish(lldb::SBDebugger &debugger, lldb::SBTarget &tar
         return built.takeError();
       debugSections = std::move(*built);
     }
-    return modules.stage(target, in.table, fresh, isData, probe, std::move(debugSections),
-                         reader);
+    return modules.stage(target, in.table, fresh, isData, probe, phpFrame_,
+                         std::move(debugSections), reader);
   };
   // A delta for a module LLDB has, then the module's debug info again.
   auto appendDelta = [&](uint64_t key, const std::vector<const Symbol *> &symbols) -> llvm::Error {

@@ -73,6 +73,8 @@ public:
     remake_.clear();
     refused_.clear();
     executableDigest_ = 0;
+    phpFrame_.reset();
+    phpFrameLooked_ = false;
   }
   // Whether a publish is due even with no new symbols: work left, or data
   // symbols whose memory may have become executable since.
@@ -89,6 +91,10 @@ private:
   std::map<uint64_t, std::string> refused_;
   // Where memory was executable at the last publish (RegionPlanner::isData).
   uint64_t executableDigest_ = 0;
+  // The frame PHP's JIT code runs on (RuntimeFrames.h), looked for once per
+  // process, when its code first shows up.
+  std::optional<RuntimeFrame> phpFrame_;
+  bool phpFrameLooked_ = false;
 };
 
 } // namespace jitsym::plugin

@@ -122,6 +122,7 @@ llvm::Expected<StagedModule> RegionModules::stage(lldb::SBTarget &target,
                                                  const PlannedRegion &planned,
                                                  SymbolPredicate isData,
                                                  const EntryProbe &entries,
+                                                 const std::optional<RuntimeFrame> &runtimeFrame,
                                                  std::vector<ElfSection> debugSections,
                                                  ModuleReader &reader) {
   const uint64_t key = planned.section.start;
@@ -167,7 +168,8 @@ llvm::Expected<StagedModule> RegionModules::stage(lldb::SBTarget &target,
   // The symbols (and lines) go in the object: LLDB resolves breakpoints in a
   // module from them as it adds it, and reads them far faster than JSON.
   std::vector<LldbSymbol> symbols = lldbSymbolsOf(table, planned.symbols, isData);
-  region.framePointerCode = framePointerCodeOf(planned.section, planned.symbols, isData, entries);
+  region.framePointerCode =
+      framePointerCodeOf(planned.section, planned.symbols, isData, entries, runtimeFrame);
   const bool ownLines = !debugSections.empty();
   // Its traps go first, where a breakpoint has a location in it; without
   // one, unloading it apart only costs time (V8 reuses freed code's

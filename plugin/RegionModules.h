@@ -80,11 +80,13 @@ public:
   // `isData`: which symbols go as data (RegionPlanner::isData).
   // `debugSections`: the region's lines and unwind tables, if it has any
   // (DebugObject.h's buildDebugSections), carried by the module's object.
-  // `entries`: what each function's entry says of its frame pointer.
+  // `entries`: what each function's entry says of its frame pointer;
+  // `runtimeFrame`: the frame of the code that runs on the runtime's (RuntimeFrame.h).
   // Until it is finished (or abandoned) the key has no module here.
   llvm::Expected<StagedModule> stage(lldb::SBTarget &target, const SymbolTable &table,
                                      const PlannedRegion &region, SymbolPredicate isData,
                                      const EntryProbe &entries,
+                                     const std::optional<RuntimeFrame> &runtimeFrame,
                                      std::vector<ElfSection> debugSections,
                                      ModuleReader &reader);
   llvm::Error finish(lldb::SBTarget &target, StagedModule staged, ModuleReader &reader);

@@ -23,7 +23,7 @@ done
 packages=(cmake g++ clang-14 libclang-rt-14-dev googletest libgtest-dev libbenchmark-dev
           lldb-22 liblldb-22-dev python3-lldb-22 llvm-22-dev llvm-22-tools
           nlohmann-json3-dev libzstd-dev nodejs openjdk-17-jdk-headless gdb erlang-base postgresql-15
-          mono-runtime mono-mcs
+          mono-runtime mono-mcs php8.2-cli php8.2-opcache
           qemu-user gcc-aarch64-linux-gnu g++-aarch64-linux-gnu libc6-dev-arm64-cross) # aarch64, under qemu-user
 missing=()
 for p in "${packages[@]}"; do

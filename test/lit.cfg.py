@@ -107,6 +107,9 @@ config.substitutions.append(("%builddir", config.jitsym_build_dir))
 config.substitutions.append(("%pyjitsym", os.path.join(config.jitsym_source_dir, "python", "jitsym")))
 config.substitutions.append(("%core_helper", os.path.join(config.jitsym_source_dir, "scripts", "jitsym-core-helper")))
 config.substitutions.append(("%examples", os.path.join(config.jitsym_source_dir, "examples")))
+# PHP 8.2's opcache JIT as a subject (test/php).
+if os.path.exists("/usr/bin/php8.2") and os.path.exists("/usr/lib/php/20220829/opcache.so"):
+    config.available_features.add("php-jit")
 # LLVM's own JIT as a subject (test/llvm): LLVM 22's lli, whichever LLDB tests it.
 lli = "/usr/lib/llvm-22/bin/lli"
 if os.path.exists(lli):

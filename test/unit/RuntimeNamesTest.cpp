@@ -94,3 +94,20 @@ TEST(RuntimeNames, ScriptTopLevelsAtBytecodeAreNotCode) {
   EXPECT_FALSE(nameSaysNotMachineCode("JS:o*outerLoop /work/rt/prog.js:35:19"));
   EXPECT_FALSE(nameSaysNotMachineCode("JSC-FTL: outerLoop#D2zyzt"));
 }
+
+// PHP 8.2's JIT (opcache.jit_debug=0x10), names from its perf map: what runs
+// on execute_ex's frame (entered by a jump), and what is called or moves the
+// stack pointer.
+TEST(RuntimeNames, PhpJitCodeByHowItIsEntered) {
+  for (const char *onVmFrame : {"JIT$middle", "JIT$Calc::run", "JIT${closure}",
+                                "JIT$/tmp/t.php", "TRACE-6$middle$14", "ESCAPE-3-1",
+                                "JIT$$interrupt_handler", "JIT$$leave_function",
+                                "JIT$$hybrid_hot_code", "JIT$$trace_halt"})
+    EXPECT_EQ(phpJitCodeOf(onVmFrame), PhpJitCode::OnVmFrame) << onVmFrame;
+  for (const char *own : {"JIT$$assign_const", "JIT$$assign_cv_noref", "JIT$$undefined_offset",
+                          "JIT$$undefined_index_ex", "JIT$$cannot_add_element",
+                          "JIT$$trace_exit", "jit$$trace_exit_0", "JIT$$double_one"})
+    EXPECT_EQ(phpJitCodeOf(own), PhpJitCode::Own) << own;
+  for (const char *other : {"JS:*f /a.js:1:1", "jit_phase1_leaf", "$busy:leaf/2", "TRACE"})
+    EXPECT_EQ(phpJitCodeOf(other), PhpJitCode::NotPhp) << other;
+}

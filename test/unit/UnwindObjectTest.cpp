@@ -2,6 +2,7 @@
 // covering the window, an .eh_frame whose FDE applies the frame-pointer rule,
 // and the build-id.
 #include "jitsym/objects/UnwindObject.h"
+#include "jitsym/plan/RuntimeFrame.h"
 
 #include <gtest/gtest.h>
 
@@ -317,4 +318,111 @@ TEST(UnwindObject, NoSymbolTableWithoutSymbols) {
     ASSERT_TRUE(bool(name));
     EXPECT_NE(*name, ".symtab");
   }
+}
+
+namespace {
+
+// .eh_frame bytes at `address`: one CIE (x86-64: code 1, data -8, return
+// address 16, CFA = rsp+8 with rip at CFA-8) and one FDE with `program` over
+// [start, start + size).
+std::string ehFrame(uint64_t address, uint64_t start, uint64_t size, const std::string &program) {
+  std::string out;
+  auto put32 = [&](uint32_t v) { out.append(reinterpret_cast<const char *>(&v), 4); };
+  auto put64 = [&](uint64_t v) { out.append(reinterpret_cast<const char *>(&v), 8); };
+  auto pad = [&](size_t from) {
+    while ((out.size() - from) % 8)
+      out.push_back(0);
+  };
+  const std::string cieBody = std::string("\0\0\0\0\x01zR\0\x01\x78\x10\x01\x00", 13) +
+                              "\x0c\x07\x08\x90\x01"; // def_cfa rsp+8; rip at CFA-8
+  put32(0);
+  out += cieBody;
+  pad(4);
+  uint32_t length = static_cast<uint32_t>(out.size() - 4);
+  std::memcpy(out.data(), &length, 4);
+  const size_t fde = out.size();
+  put32(0);
+  put32(static_cast<uint32_t>(out.size())); // back to the CIE at 0
+  put64(start);                             // absptr
+  put64(size);
+  out.push_back(0); // augmentation data length
+  out += program;
+  pad(fde + 4);
+  length = static_cast<uint32_t>(out.size() - fde - 4);
+  std::memcpy(out.data() + fde, &length, 4);
+  put32(0);
+  (void)address;
+  return out;
+}
+
+} // namespace
+
+// PHP's execute_ex as Debian's php8.2 compiles it: four pushes, a sub of
+// 0x78, a return path that restores its state. Its body row is the frame
+// PHP's JIT code runs on: CFA = rsp+160, rbx, rbp, r12, r13 where it pushed
+// them, the return address at CFA-8.
+TEST(RuntimeFrame, DeepestRowOfAFunctionsTable) {
+  const uint64_t start = 0x36cbe0;
+  const std::string program =
+      std::string("\x41\x0e\x10\x8d\x02"   // +1: CFA rsp+16, r13 at CFA-16
+                  "\x41\x0e\x18\x8c\x03"   // +2: rsp+24, r12 at CFA-24
+                  "\x41\x0e\x20\x86\x04"   // +3: rsp+32, rbp at CFA-32
+                  "\x41\x0e\x28\x83\x05"   // +4: rsp+40, rbx at CFA-40
+                  "\x44\x0e\xa0\x01"       // +8: rsp+160 (sub $0x78)
+                  "\x0a"                   // remember_state
+                  "\x7f\x0e\x28"           // ... the return path: rsp+40
+                  "\x0b",                  // restore_state: the body again
+                  28);
+  const std::string bytes = ehFrame(0x479658, start, 0x931e, program);
+  llvm::Expected<std::vector<CallFrameInfo>> frames = parseEhFrame(bytes, 0x479658);
+  ASSERT_TRUE(bool(frames)) << llvm::toString(frames.takeError());
+  const std::optional<RuntimeFrame> frame = deepestFrameOf(*frames, start, 7);
+  ASSERT_TRUE(frame.has_value());
+  EXPECT_EQ(frame->cfaRegister, 7u);
+  EXPECT_EQ(frame->cfaOffset, 160);
+  const std::vector<std::pair<uint32_t, int64_t>> saved = {
+      {3, -40}, {6, -32}, {12, -24}, {13, -16}, {16, -8}};
+  EXPECT_EQ(frame->savedRegisters, saved);
+  EXPECT_FALSE(deepestFrameOf(*frames, start + 0x931e, 7).has_value()) << "past its FDE";
+}
+
+// Code on a runtime's frame gets an FDE of its rule: LLDB reads CFA = rsp+160
+// and the saved registers, the rest of the region keeps the frame-pointer rule.
+TEST(UnwindObject, CodeOnARuntimesFrameHasItsRule) {
+  RuntimeFrame php;
+  php.cfaRegister = 7;
+  php.cfaOffset = 160;
+  php.savedRegisters = {{3, -40}, {6, -32}, {12, -24}, {13, -16}, {16, -8}};
+  std::vector<FunctionEntry> functions = {
+      {kStart + 0x100, {FramePointer::Kept, std::nullopt}},
+      {kStart + 0x200, {FramePointer::RuntimeFrame, std::nullopt}},
+      {kStart + 0x300, {FramePointer::RuntimeFrame, std::nullopt}},
+      {kStart + 0x400, {FramePointer::NotKept, std::nullopt}},
+  };
+  const FramePointerCode code = framePointerRanges({kStart, kEnd}, functions, php);
+  ASSERT_EQ(code.runtimeRanges.size(), 1u);
+  EXPECT_EQ(code.runtimeRanges[0], (AddressRange{kStart + 0x200, kStart + 0x400}));
+  ASSERT_EQ(code.ranges.size(), 1u);
+  EXPECT_EQ(code.ranges[0].end, kStart + 0x200);
+  EXPECT_EQ(code.ruleAt(kStart + 0x300).framePointer, FramePointer::RuntimeFrame);
+  EXPECT_EQ(code.ruleAt(kStart + 0x400).framePointer, FramePointer::NotKept);
+
+  std::string image = buildUnwindObject(kX86_64, {kStart, kEnd}, testUuid(), {}, {}, code);
+  auto object = parse(image);
+  ASSERT_TRUE(object);
+  for (const llvm::object::SectionRef &section : object->sections()) {
+    llvm::Expected<llvm::StringRef> name = section.getName();
+    if (!name || *name != ".eh_frame")
+      continue;
+    llvm::Expected<llvm::StringRef> contents = section.getContents();
+    ASSERT_TRUE(bool(contents));
+    // Read back as a binary's table is read: the same frame.
+    llvm::Expected<std::vector<CallFrameInfo>> frames = parseEhFrame(contents->str(), 0);
+    ASSERT_TRUE(bool(frames)) << llvm::toString(frames.takeError());
+    const std::optional<RuntimeFrame> back = deepestFrameOf(*frames, kStart + 0x250, 7);
+    ASSERT_TRUE(back.has_value());
+    EXPECT_EQ(*back, php);
+    return;
+  }
+  FAIL() << "no .eh_frame";
 }

@@ -1,5 +1,6 @@
 // The unwind object: .text (no bytes), .eh_frame (one CIE, an FDE per range
-// of frame-pointer code) and the build-id, in an ElfImage.
+// of frame-pointer code and of code on a runtime's frame) and the build-id,
+// in an ElfImage.
 #include "jitsym/objects/UnwindObject.h"
 
 #include "LittleEndianWriter.h"
@@ -105,6 +106,32 @@ std::string buildEhFrame(const Architecture &arch, const AddressRange &text,
         prologueRows(w, arch, range.start - begin, prologue->second);
     });
   }
+  // Code that runs on a runtime's frame (RuntimeFrame.h): its CFA and saved
+  // registers, over what the CIE says of the frame-pointer rule.
+  if (code.runtimeFrame)
+    for (const AddressRange &range : code.runtimeRanges) {
+      const RuntimeFrame &frame = *code.runtimeFrame;
+      cfiRecord(w, [&](size_t start) {
+        w.put<uint32_t>(static_cast<uint32_t>(start + 4)); // back to the CIE at 0
+        w.put<uint64_t>(range.start);
+        w.put<uint64_t>(range.end - range.start);
+        w.uleb(0); // augmentation data length
+        w.put<uint8_t>(dwarf::DW_CFA_def_cfa);
+        w.uleb(frame.cfaRegister);
+        w.uleb(static_cast<uint64_t>(frame.cfaOffset));
+        bool framePointerSaved = false;
+        for (const auto &[reg, offset] : frame.savedRegisters) {
+          w.put<uint8_t>(dwarf::DW_CFA_offset_extended_sf);
+          w.uleb(reg);
+          w.sleb(offset / arch.dataAlignment);
+          framePointerSaved = framePointerSaved || reg == arch.framePointerRegister;
+        }
+        if (!framePointerSaved) {
+          w.put<uint8_t>(dwarf::DW_CFA_same_value);
+          w.uleb(arch.framePointerRegister);
+        }
+      });
+    }
   w.put<uint32_t>(0); // terminator
   return data;
 }
@@ -128,7 +155,7 @@ std::string buildUnwindObject(const Architecture &arch, const AddressRange &text
   ehFrame.name = ".eh_frame";
   ehFrame.type = ELF::SHT_PROGBITS;
   ehFrame.bytes =
-      buildEhFrame(arch, text, framePointerCode ? *framePointerCode : FramePointerCode{{text}, {}});
+      buildEhFrame(arch, text, framePointerCode ? *framePointerCode : FramePointerCode{{text}, {}, {}, {}});
   ehFrame.alignment = 8;
   spec.sections.push_back(std::move(ehFrame));
   for (ElfSection &section : debugSections)

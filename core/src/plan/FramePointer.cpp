@@ -23,12 +23,17 @@ EntryRule entryRuleAt(const Architecture &arch, llvm::ArrayRef<uint8_t> code) {
 }
 
 FramePointerCode framePointerRanges(const AddressRange &section,
-                                    std::vector<FunctionEntry> functions) {
+                                    std::vector<FunctionEntry> functions,
+                                    std::optional<RuntimeFrame> runtimeFrame) {
   std::stable_sort(functions.begin(), functions.end(),
                    [](const FunctionEntry &a, const FunctionEntry &b) { return a.start < b.start; });
   FramePointerCode code;
-  std::optional<uint64_t> open;      // where the current range began
-  std::optional<uint64_t> lastStart; // of the last function looked at
+  // Where the current range began (plain values: GCC 12 takes an optional
+  // beside the others for maybe uninitialized).
+  bool isOpen = false;
+  uint64_t open = 0;
+  std::optional<uint64_t> openRuntime; // where the current runtime-frame range began
+  std::optional<uint64_t> lastStart;   // of the last function looked at
   for (const FunctionEntry &function : functions) {
     if (function.start < section.start || function.start >= section.end)
       continue;
@@ -37,20 +42,40 @@ FramePointerCode framePointerRanges(const AddressRange &section,
       continue;
     const bool first = !lastStart;
     lastStart = function.start;
-    const bool rule = function.rule.framePointer != FramePointer::NotKept;
-    // A prologue is described by an FDE of its own, from the function's start.
-    if (open && (!rule || function.rule.prologue)) {
-      code.ranges.push_back({*open, function.start});
-      open.reset();
+    const bool onRuntimeFrame =
+        function.rule.framePointer == FramePointer::RuntimeFrame && runtimeFrame;
+    if (onRuntimeFrame && !openRuntime) {
+      openRuntime = function.start;
+      code.runtimeFrame = runtimeFrame;
+    } else if (!onRuntimeFrame && openRuntime) {
+      code.runtimeRanges.push_back({*openRuntime, function.start});
+      openRuntime.reset();
     }
-    if (rule && !open)
+    const bool rule = function.rule.framePointer == FramePointer::Kept ||
+                      function.rule.framePointer == FramePointer::Unknown;
+    // A prologue is described by an FDE of its own, from the function's start.
+    if (isOpen && (!rule || function.rule.prologue)) {
+      code.ranges.push_back({open, function.start});
+      isOpen = false;
+    }
+    if (rule && !isOpen) {
       open = first && !function.rule.prologue ? section.start : function.start;
+      isOpen = true;
+    }
     if (function.rule.prologue)
       code.prologues.emplace_back(function.start, *function.rule.prologue);
   }
-  if (open)
-    code.ranges.push_back({*open, section.end});
+  if (isOpen)
+    code.ranges.push_back({open, section.end});
+  if (openRuntime)
+    code.runtimeRanges.push_back({*openRuntime, section.end});
   return code;
+}
+
+bool FramePointerCode::runsOnRuntimeFrame(uint64_t address) const {
+  auto it = std::upper_bound(runtimeRanges.begin(), runtimeRanges.end(), address,
+                             [](uint64_t a, const AddressRange &r) { return a < r.start; });
+  return it != runtimeRanges.begin() && address < std::prev(it)->end;
 }
 
 bool FramePointerCode::covers(uint64_t address) const {
@@ -61,6 +86,10 @@ bool FramePointerCode::covers(uint64_t address) const {
 
 EntryRule FramePointerCode::ruleAt(uint64_t start) const {
   EntryRule rule;
+  if (runsOnRuntimeFrame(start)) {
+    rule.framePointer = FramePointer::RuntimeFrame;
+    return rule;
+  }
   rule.framePointer = covers(start) ? FramePointer::Kept : FramePointer::NotKept;
   auto it = std::lower_bound(prologues.begin(), prologues.end(), start,
                              [](const auto &p, uint64_t a) { return p.first < a; });
@@ -71,7 +100,8 @@ EntryRule FramePointerCode::ruleAt(uint64_t start) const {
 
 FramePointerCode framePointerCodeOf(const AddressRange &section,
                                     const std::vector<const Symbol *> &symbols,
-                                    SymbolPredicate isData, const EntryProbe &probe) {
+                                    SymbolPredicate isData, const EntryProbe &probe,
+                                    std::optional<RuntimeFrame> runtimeFrame) {
   std::vector<FunctionEntry> functions;
   functions.reserve(symbols.size());
   std::optional<uint64_t> lastStart;
@@ -81,7 +111,7 @@ FramePointerCode framePointerCodeOf(const AddressRange &section,
     lastStart = symbol->address;
     functions.push_back({symbol->address, probe(symbol->address, symbol->size)});
   }
-  return framePointerRanges(section, std::move(functions));
+  return framePointerRanges(section, std::move(functions), std::move(runtimeFrame));
 }
 
 bool frameRuleHolds(const FramePointerCode &code, const Symbol &symbol, const EntryProbe &probe) {
@@ -94,7 +124,9 @@ bool frameRuleHolds(const FramePointerCode &code, const Symbol &symbol, const En
     // holds past the prologue. It is described when the region is made anew.
     return code.covers(symbol.address);
   case FramePointer::NotKept:
-    return !code.covers(symbol.address);
+    return !code.covers(symbol.address) && !code.runsOnRuntimeFrame(symbol.address);
+  case FramePointer::RuntimeFrame:
+    return code.runsOnRuntimeFrame(symbol.address);
   case FramePointer::Unknown:
     return true; // either rule: nothing better is known
   }

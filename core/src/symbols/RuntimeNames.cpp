@@ -188,4 +188,24 @@ std::string nameAsTyped(std::string_view name) {
   return {};
 }
 
+PhpJitCode phpJitCodeOf(std::string_view name) {
+  if (startsWith(name, "jit$$trace_exit_"))
+    return PhpJitCode::Own; // exit groups: a push before each jump
+  if (startsWith(name, "TRACE-") || startsWith(name, "ESCAPE-"))
+    return PhpJitCode::OnVmFrame;
+  if (!startsWith(name, "JIT$"))
+    return PhpJitCode::NotPhp;
+  if (!startsWith(name, "JIT$$"))
+    return PhpJitCode::OnVmFrame; // a function's or a script's code
+  // PHP's own stubs: most are jumped to; these are called (assign_*,
+  // undefined_*, cannot_add_element*), or move the stack pointer (trace_exit
+  // pushes the registers), or are a constant (double_one).
+  const std::string_view stub = name.substr(5);
+  for (std::string_view own : {"assign_", "undefined_", "cannot_add_element", "trace_exit",
+                               "double_one"})
+    if (startsWith(stub, own))
+      return PhpJitCode::Own;
+  return PhpJitCode::OnVmFrame;
+}
+
 } // namespace jitsym

@@ -14,6 +14,7 @@
 
 #include "jitsym/arch/Architecture.h"
 #include "jitsym/plan/Regions.h"
+#include "jitsym/plan/RuntimeFrame.h"
 #include "jitsym/symbols/SymbolTable.h"
 #include "llvm/ADT/ArrayRef.h"
 
@@ -24,6 +25,8 @@ enum class FramePointer {
   NotKept, // it does not: no rule of ours, LLDB analyses the code
   Unknown, // the entry does not say (or cannot be read): the frame-pointer
            // rule, what LLDB uses for code it knows nothing about
+  RuntimeFrame, // the runtime's code runs on a frame of the runtime's own
+                // (RuntimeFrame.h: PHP's JIT on execute_ex's): that frame's rule
 };
 
 // Where a kept frame pointer's prologue makes the frame, as offsets from the
@@ -87,17 +90,25 @@ struct FramePointerCode {
   std::vector<AddressRange> ranges;
   // By function start, ascending; each starts a range.
   std::vector<std::pair<uint64_t, Prologue>> prologues;
+  // The code that runs on a runtime's frame, sorted and disjoint, from a
+  // function's start to the next function's that does not; and that frame
+  // (one per process: the functions that run on one all say the same).
+  std::vector<AddressRange> runtimeRanges;
+  std::optional<RuntimeFrame> runtimeFrame;
 
   bool covers(uint64_t address) const;
+  bool runsOnRuntimeFrame(uint64_t address) const;
   // What the code says of the function that starts at `start`.
   EntryRule ruleAt(uint64_t start) const;
 };
 
 // The frame-pointer code of `section` from its functions' entries. Code
 // before the first function gets the first function's rule. Functions need
-// not be sorted; several may share a start (the first one speaks).
+// not be sorted; several may share a start (the first one speaks). Those on
+// a runtime's frame get `runtimeFrame`'s rule (without one, none).
 FramePointerCode framePointerRanges(const AddressRange &section,
-                                    std::vector<FunctionEntry> functions);
+                                    std::vector<FunctionEntry> functions,
+                                    std::optional<RuntimeFrame> runtimeFrame = std::nullopt);
 
 // What a function's entry says, by its start and size (0: unknown); the
 // reader of the bytes decides where they come from.
@@ -107,7 +118,8 @@ using EntryProbe = std::function<EntryRule(uint64_t start, uint64_t size)>;
 // order; data symbols, by `isData`, are not code and say nothing).
 FramePointerCode framePointerCodeOf(const AddressRange &section,
                                     const std::vector<const Symbol *> &symbols,
-                                    SymbolPredicate isData, const EntryProbe &probe);
+                                    SymbolPredicate isData, const EntryProbe &probe,
+                                    std::optional<RuntimeFrame> runtimeFrame = std::nullopt);
 
 // Whether code that starts at `symbol` gets the right rule from `code`, a
 // module's frame-pointer code made before the symbol was known: a symbol

@@ -36,4 +36,17 @@ bool nameSaysNotMachineCode(std::string_view name);
 // the symbol files carry this name too, as an alias (SymbolFileWriter.h).
 std::string nameAsTyped(std::string_view name);
 
+// What PHP's JIT names its code in its perf map and jitdump
+// (opcache.jit_debug=0x10, 0x20) say of how it is entered:
+//   OnVmFrame  entered by a jump, runs on execute_ex's frame (plan/RuntimeFrame.h): "JIT$func",
+//              "JIT$Class::method", "JIT$/path/script.php", "TRACE-3$f$6",
+//              "ESCAPE-3-1", and PHP's own stubs that jump ("JIT$$leave_function",
+//              "JIT$$hybrid_hot_code", ...)
+//   Own        called or moving the stack pointer, LLDB's own analysis of its
+//              instructions is right: "JIT$$assign_const", "JIT$$undefined_offset",
+//              "JIT$$cannot_add_element", "JIT$$trace_exit", "jit$$trace_exit_0"
+//   NotPhp     not a name of PHP's JIT
+enum class PhpJitCode { NotPhp, OnVmFrame, Own };
+PhpJitCode phpJitCodeOf(std::string_view name);
+
 } // namespace jitsym
