@@ -26,6 +26,19 @@ std::string describeRegion(const AddressRange &section) {
   return text;
 }
 
+// The ranges where `module`'s sections are loaded. Top-level sections (an
+// ELF's segments) cover the sections inside them.
+void addLoadedSections(lldb::SBTarget &target, lldb::SBModule &module,
+                       std::vector<AddressRange> &ranges) {
+  for (size_t s = 0; s < module.GetNumSections(); ++s) {
+    lldb::SBSection section = module.GetSectionAtIndex(s);
+    const uint64_t start = section.GetLoadAddress(target);
+    const uint64_t size = section.GetByteSize();
+    if (start != LLDB_INVALID_ADDRESS && size > 0 && start + size > start)
+      ranges.push_back({start, start + size});
+  }
+}
+
 } // namespace
 
 std::vector<AddressRange> claimedByOtherModules(lldb::SBTarget &target,
@@ -33,16 +46,8 @@ std::vector<AddressRange> claimedByOtherModules(lldb::SBTarget &target,
   std::vector<AddressRange> claimed;
   for (uint32_t i = 0; i < target.GetNumModules(); ++i) {
     lldb::SBModule module = target.GetModuleAtIndex(i);
-    if (!module.IsValid() || ours.owns(module))
-      continue;
-    // Top-level sections (an ELF's segments) cover the sections inside them.
-    for (size_t s = 0; s < module.GetNumSections(); ++s) {
-      lldb::SBSection section = module.GetSectionAtIndex(s);
-      const uint64_t start = section.GetLoadAddress(target);
-      const uint64_t size = section.GetByteSize();
-      if (start != LLDB_INVALID_ADDRESS && size > 0 && start + size > start)
-        claimed.push_back({start, start + size});
-    }
+    if (module.IsValid() && !ours.owns(module))
+      addLoadedSections(target, module, claimed);
   }
   return claimed;
 }
@@ -52,15 +57,8 @@ std::vector<AddressRange> namedByGdbJitLoader(lldb::SBTarget &target) {
   for (uint32_t i = 0; i < target.GetNumModules(); ++i) {
     lldb::SBModule module = target.GetModuleAtIndex(i);
     const char *name = module.GetFileSpec().GetFilename();
-    if (!module.IsValid() || !name || std::string_view(name).substr(0, 6) != "JIT(0x")
-      continue;
-    for (size_t s = 0; s < module.GetNumSections(); ++s) {
-      lldb::SBSection section = module.GetSectionAtIndex(s);
-      const uint64_t start = section.GetLoadAddress(target);
-      const uint64_t size = section.GetByteSize();
-      if (start != LLDB_INVALID_ADDRESS && size > 0 && start + size > start)
-        ranges.push_back({start, start + size});
-    }
+    if (module.IsValid() && name && std::string_view(name).substr(0, 6) == "JIT(0x")
+      addLoadedSections(target, module, ranges);
   }
   return ranges;
 }

@@ -3,6 +3,7 @@
 #include "jitsym/formats/EhFrameParser.h"
 
 #include <algorithm>
+#include <map>
 
 #include "jitsym/base/HexText.h"
 #include "llvm/BinaryFormat/Dwarf.h"
@@ -148,6 +149,97 @@ Expected<CallFrameInfo> parseFde(const Extractor &data, uint64_t at, uint64_t en
   return frame;
 }
 
+// The rules of one row: the CFA's register and offset, and where registers
+// are saved (offsets from the CFA).
+struct Row {
+  uint32_t cfaRegister = UINT32_MAX;
+  int64_t cfaOffset = 0;
+  std::map<uint32_t, int64_t> saved;
+};
+
+// Runs a CFA program from `row` on, calling `onRow` with each row it passes
+// and the code it covers (0 for the last, which runs to the FDE's end).
+// False when it holds what is not followed here.
+template <class OnRow>
+bool run(const std::string &bytes, const CallFrameInfo &frame, Row &row, const Row &initial,
+         std::vector<Row> &remembered, OnRow onRow) {
+  if (bytes.empty())
+    return true;
+  dwarf::CFIProgram program(frame.codeAlignment, frame.dataAlignment, Triple::UnknownArch);
+  Extractor data(StringRef(bytes), /*IsLittleEndian=*/true, 8);
+  uint64_t offset = 0;
+  if (Error err = program.parse(data, &offset, bytes.size())) {
+    consumeError(std::move(err));
+    return false;
+  }
+  for (const dwarf::CFIProgram::Instruction &in : program) {
+    auto operand = [&](unsigned i) { return in.Ops.size() > i ? in.Ops[i] : 0; };
+    switch (in.Opcode) {
+    case dwarf::DW_CFA_advance_loc:
+    case dwarf::DW_CFA_advance_loc1:
+    case dwarf::DW_CFA_advance_loc2:
+    case dwarf::DW_CFA_advance_loc4:
+      onRow(row, operand(0) * frame.codeAlignment);
+      break;
+    case dwarf::DW_CFA_def_cfa:
+      row.cfaRegister = static_cast<uint32_t>(operand(0));
+      row.cfaOffset = static_cast<int64_t>(operand(1));
+      break;
+    case dwarf::DW_CFA_def_cfa_sf:
+      row.cfaRegister = static_cast<uint32_t>(operand(0));
+      row.cfaOffset = static_cast<int64_t>(operand(1)) * frame.dataAlignment;
+      break;
+    case dwarf::DW_CFA_def_cfa_register:
+      row.cfaRegister = static_cast<uint32_t>(operand(0));
+      break;
+    case dwarf::DW_CFA_def_cfa_offset:
+      row.cfaOffset = static_cast<int64_t>(operand(0));
+      break;
+    case dwarf::DW_CFA_def_cfa_offset_sf:
+      row.cfaOffset = static_cast<int64_t>(operand(0)) * frame.dataAlignment;
+      break;
+    case dwarf::DW_CFA_offset:
+    case dwarf::DW_CFA_offset_extended:
+      row.saved[static_cast<uint32_t>(operand(0))] =
+          static_cast<int64_t>(operand(1)) * frame.dataAlignment;
+      break;
+    case dwarf::DW_CFA_offset_extended_sf:
+      row.saved[static_cast<uint32_t>(operand(0))] =
+          static_cast<int64_t>(operand(1)) * frame.dataAlignment;
+      break;
+    case dwarf::DW_CFA_restore:
+    case dwarf::DW_CFA_restore_extended: {
+      const uint32_t reg = static_cast<uint32_t>(operand(0));
+      if (auto it = initial.saved.find(reg); it != initial.saved.end())
+        row.saved[reg] = it->second;
+      else
+        row.saved.erase(reg);
+      break;
+    }
+    case dwarf::DW_CFA_same_value:
+    case dwarf::DW_CFA_undefined:
+      row.saved.erase(static_cast<uint32_t>(operand(0)));
+      break;
+    case dwarf::DW_CFA_remember_state:
+      remembered.push_back(row);
+      break;
+    case dwarf::DW_CFA_restore_state:
+      if (remembered.empty())
+        return false;
+      row = remembered.back();
+      remembered.pop_back();
+      break;
+    case dwarf::DW_CFA_nop:
+    case dwarf::DW_CFA_GNU_args_size:
+      break;
+    default:
+      return false; // expressions, registers in registers: not followed
+    }
+  }
+  onRow(row, 0);
+  return true;
+}
+
 } // namespace
 
 Expected<std::vector<CallFrameInfo>> parseEhFrame(std::string_view bytes, uint64_t address) {
@@ -196,6 +288,22 @@ std::string_view ehFrameOf(const JitUnwindingInfo &info) {
   if (info.mappedSize == 0 || info.ehFrameHeaderSize > info.data.size())
     return {};
   return info.data.substr(0, info.data.size() - info.ehFrameHeaderSize);
+}
+
+std::optional<std::vector<CfaRow>> cfaRowsOf(const CallFrameInfo &frame) {
+  std::vector<CfaRow> rows;
+  Row row;
+  std::vector<Row> remembered;
+  if (!run(frame.initialInstructions, frame, row, Row{}, remembered, [](const Row &, uint64_t) {}))
+    return std::nullopt;
+  const Row initial = row;
+  uint64_t address = frame.start;
+  if (!run(frame.instructions, frame, row, initial, remembered, [&](const Row &at, uint64_t advance) {
+        rows.push_back({address, at.cfaRegister, at.cfaOffset, {at.saved.begin(), at.saved.end()}});
+        address += advance;
+      }))
+    return std::nullopt;
+  return rows;
 }
 
 } // namespace jitsym

@@ -7,8 +7,10 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "jitsym/formats/JitdumpParser.h"
@@ -33,6 +35,21 @@ struct CallFrameInfo {
 // DW_CFA_set_loc, whose operand differs between .eh_frame and .debug_frame, is
 // refused. Errors give the byte offset in `bytes` and the problem.
 llvm::Expected<std::vector<CallFrameInfo>> parseEhFrame(std::string_view bytes, uint64_t address);
+
+// One row of a function's unwind table: from `address` on, CFA = the
+// register (DWARF number) + offset, and registers saved at offsets from the
+// CFA (the return address's included).
+struct CfaRow {
+  uint64_t address = 0;
+  uint32_t cfaRegister = UINT32_MAX;
+  int64_t cfaOffset = 0;
+  std::vector<std::pair<uint32_t, int64_t>> saved;
+};
+
+// The rows `frame`'s CIE and FDE programs make, in order; nullopt when they
+// hold what is not followed here (expressions, registers kept in registers):
+// the subset compilers emit for ordinary functions.
+std::optional<std::vector<CfaRow>> cfaRowsOf(const CallFrameInfo &frame);
 
 // The .eh_frame part of CODE_UNWINDING_INFO: empty when the record says the code
 // has none (V8 then writes an empty .eh_frame_hdr and mapped_size 0).
