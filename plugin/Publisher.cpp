@@ -63,6 +63,16 @@ std::vector<AddressRange> namedByGdbJitLoader(lldb::SBTarget &target) {
   return ranges;
 }
 
+std::string Publisher::runtimeFrameStatus() const {
+  if (!phpFrameLooked_)
+    return {};
+  if (!phpFrame_)
+    return "PHP JIT code: no module defines execute_ex with an unwind table, so its frames "
+           "get no rule of PHP's (backtraces may end at them)\n";
+  return "PHP JIT code: runs on execute_ex's frame, CFA = stack pointer + " +
+         std::to_string(phpFrame_->cfaOffset) + " (from execute_ex's unwind table)\n";
+}
+
 PublishReport Publisher::publish(lldb::SBDebugger &debugger, lldb::SBTarget &target,
                                  RegionModules &modules, const Inputs &in,
                                  SymbolChanges &changes, SyncProgress &progress,

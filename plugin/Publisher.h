@@ -76,6 +76,9 @@ public:
     phpFrame_.reset();
     phpFrameLooked_ = false;
   }
+  // What the PHP JIT code's unwind rule comes from, for --status; empty when
+  // no PHP code was seen.
+  std::string runtimeFrameStatus() const;
   // Whether a publish is due even with no new symbols: work left, or data
   // symbols whose memory may have become executable since.
   bool wantsPublish(const RegionModules &modules) const {

@@ -372,6 +372,7 @@ std::string TargetSync::status() const {
            "off gives it to jitsym)";
   out << "\n";
   out << "regions: " << (modules_ ? modules_->size() : 0) << " modules\n";
+  out << publisher_.runtimeFrameStatus();
   out << "files: " << directory_ << "\n";
   out << "syncs: " << syncs_ << ", last took " << lastMilliseconds_ << " ms\n";
   return out.str();
