@@ -614,37 +614,55 @@ class Cell:
 
     def user_frames(self, named):
         """Whether the program's functions are among the named frames, in the
-        order of the runtime's own stack trace (which is logical: a function
-        an optimizing tier inlined into its caller has no frame of its own,
-        so one missing is accepted only when its caller's frame is optimized
-        code, and shown as inlined). Returns (ok, figure)."""
+        order of the runtime's own stack trace. That trace is logical; a
+        function may lack a physical frame of its own where no file can name
+        one: inlined into its caller's optimized code (no frame between), or
+        run by the runtime's interpreter proper (V8's InterpreterEntryTrampoline
+        itself, not a function's copy of it: a frame the deoptimizer made;
+        JavaScriptCore's LLInt, inside its binary). Such a function is
+        accepted, and shown as inlined or interpreted; any other missing or
+        out of order fails. Returns (ok, figure)."""
         expected = self.stack_trace_chain()
         if not expected:
             self.notes.append("no stack trace of the runtime's in its output")
             return False, "no stack trace"
-        frames = {}  # function -> tier of its innermost named frame
-        order = []
+        at = {}  # function -> (frame index, tier) of its innermost named frame
         for f in named:
             parsed = self.function(f.name)
-            if parsed and parsed[0] in expected and parsed[0] not in frames:
-                frames[parsed[0]] = parsed[1]
-                order.append(parsed[0])
-        ok = order == [name for name in expected if name in frames]
-        inlined = []
-        for at, name in enumerate(expected):
-            if name in frames:
+            if parsed and parsed[0] in expected and parsed[0] not in at:
+                at[parsed[0]] = (f.index, parsed[1])
+        order = sorted(at, key=lambda name: at[name][0])
+        ok = order == [name for name in expected if name in at]
+        absent = []
+        for position, name in enumerate(expected):
+            if name in at:
                 continue
-            caller = next((n for n in expected[at + 1:] if n in frames), None)
-            if caller is not None and self.optimized(frames[caller]):
-                inlined.append(name)
+            inner = max([at[n][0] for n in expected[:position] if n in at], default=-1)
+            caller = next((n for n in expected[position + 1:] if n in at), None)
+            outer = at[caller][0] if caller else len(self.frames)
+            between = [f for f in self.frames if inner < f.index < outer]
+            if any(self.interpreter(f) for f in between):
+                absent.append(name + " interpreted")
+            elif caller and self.optimized(at[caller][1]):
+                absent.append(name + " inlined")
             else:
                 ok = False
         text = ">".join(order) or "no user frames"
-        if inlined:
-            text += " (%s inlined)" % ",".join(inlined)
+        if absent:
+            text += " (%s)" % ", ".join(absent)
         if not ok:
             self.notes.append("user frames %s, the runtime's stack trace %s" % (order, expected))
         return ok, text
+
+    def interpreter(self, frame):
+        """A frame of the runtime's interpreter proper (not of a function)."""
+        if self.runtime.engine == "v8":
+            return re.search(r"Builtins?[_:]Interpreter(EntryTrampoline|EnterAtBytecode|"
+                             r"EnterAtNextBytecode)$", frame.name) is not None
+        if self.runtime.engine == "jsc":
+            return frame.other_module and frame.module == os.path.basename(
+                self.runtime.binary(self.build))
+        return False
 
     def stack_trace_chain(self):
         """The program's functions in the runtime's own stack trace, innermost
