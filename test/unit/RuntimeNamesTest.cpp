@@ -23,6 +23,10 @@ TEST(RuntimeNames, JavaMethodsAsJdbNamesThem) {
   EXPECT_EQ(nameAsTyped("long Hot.work(int)"), "Hot.work");
   EXPECT_EQ(nameAsTyped("int java.lang.String.hashCode()"), "java.lang.String.hashCode");
   EXPECT_EQ(nameAsTyped("void Outer$Inner.<init>(int, long)"), "Outer$Inner.<init>");
+  // The agent's `tier` option (found by the runtime matrix: b Leaf.leaf
+  // stayed pending with a [tier 3] frame of it on the stack).
+  EXPECT_EQ(nameAsTyped("int Leaf.leaf(int) [tier 4]"), "Leaf.leaf");
+  EXPECT_EQ(nameAsTyped("void Outer$Inner.<init>(int, long) [tier 1]"), "Outer$Inner.<init>");
   EXPECT_EQ(nameAsTyped("StubRoutines (1)"), ""); // a stub, not a method
   EXPECT_EQ(nameAsTyped("Interpreter"), "");
 }

@@ -102,8 +102,12 @@ bool isJavaIdentifierChar(char c) {
          c == '<' || c == '>';
 }
 
-// HotSpot's external form: "RETURN pkg.Class.method(ARGS)".
+// HotSpot's external form: "RETURN pkg.Class.method(ARGS)", and jitsym's
+// agent's with its `tier` option: "RETURN pkg.Class.method(ARGS) [tier 4]".
 std::optional<std::string> javaName(std::string_view name) {
+  if (const size_t tier = name.rfind(" [tier "); tier != std::string_view::npos &&
+                                                 name.back() == ']')
+    name = name.substr(0, tier);
   const size_t space = name.find(' ');
   const size_t paren = name.find('(');
   if (space == std::string_view::npos || paren == std::string_view::npos || paren < space ||

@@ -24,8 +24,8 @@ bool nameSaysNotMachineCode(std::string_view name);
 //               "Function:f")                             -> "crunchTotals"
 //   JSC (Bun)   "JSC-FTL: outerLoop#CLh8fG" (also DFG, Baseline)
 //                                                         -> "outerLoop"
-//   HotSpot     "long Hot.work(int)" (our agent, jcmd Compiler.perfmap)
-//                                                         -> "Hot.work"
+//   HotSpot     "long Hot.work(int)" (our agent, jcmd Compiler.perfmap;
+//               the agent's "long Hot.work(int) [tier 4]") -> "Hot.work"
 //   BEAM        "$busy:leaf/2" (perf map)                 -> "busy:leaf/2"
 //   CPython     "py::Thing.run:/src/app.py"               -> "Thing.run"
 //   Mono        "Demo.Hot:Work (int)"                     -> "Demo.Hot.Work"
