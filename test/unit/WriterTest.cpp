@@ -12,9 +12,11 @@
 #include <gtest/gtest.h>
 
 #include <cerrno>
+#include <cstring>
 #include <fstream>
 #include <set>
 #include <sstream>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/time.h>
 #include <sys/wait.h>
@@ -238,4 +240,35 @@ TEST_F(WriterTest, PlantedLinkOrOtherUsersMapIsRefused) {
   EXPECT_EQ(jitsym_jitdump_init(dir.path().c_str()), JITSYM_ERR_OPEN);
   EXPECT_EQ(errno, EACCES);
   EXPECT_EQ(readFile(dump), "theirs");
+}
+
+// A runtime may report code past the memory it has made readable (Temurin 25
+// under LLDB reported a stub blob running past its code heap's committed end,
+// and the writer's scan of its bytes killed the JVM): the readable start is
+// written, code it cannot read at all is refused, and nothing crashes.
+TEST_F(WriterTest, CodePastReadableMemoryIsCutNotRead) {
+  const long page = ::sysconf(_SC_PAGESIZE);
+  void *mapping = ::mmap(nullptr, 4 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+                         -1, 0);
+  ASSERT_NE(mapping, MAP_FAILED);
+  char *memory = static_cast<char *>(mapping);
+  std::memset(memory, 0x90, 2 * page);
+  ASSERT_EQ(::mprotect(memory + 2 * page, 2 * page, PROT_NONE), 0); // reserved, not committed
+  ASSERT_EQ(jitsym_jitdump_init(dir.path().c_str()), JITSYM_OK);
+  EXPECT_EQ(jitsym_jitdump_write(memory + page / 2, 3 * page, "stubs", nullptr, 0), JITSYM_OK);
+  errno = 0;
+  EXPECT_EQ(jitsym_jitdump_write(memory + 2 * page, page, "uncommitted", nullptr, 0),
+            JITSYM_ERR_ARG);
+  EXPECT_EQ(errno, EFAULT);
+  EXPECT_EQ(jitsym_jitdump_write(memory + 16, 64, "small", nullptr, 0), JITSYM_OK);
+  jitsym_jitdump_fini();
+  const DumpRecords records = dumpRecords(dumpPath(::getpid()));
+  EXPECT_EQ(records.loads, (std::vector<std::string>{"stubs", "small"}));
+  // The first load holds its readable part: 1.5 pages.
+  const std::string bytes = readFile(dumpPath(::getpid()));
+  JitdumpRecordParse first =
+      parseJitdumpRecord(std::string_view(bytes).substr(kJitdumpHeaderSize), false);
+  ASSERT_EQ(first.kind, JitdumpRecordParse::Complete);
+  EXPECT_EQ(std::get<JitCodeLoad>(first.record.body).codeSize, uint64_t(page + page / 2));
+  ::munmap(mapping, 4 * page);
 }

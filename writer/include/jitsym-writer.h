@@ -34,7 +34,9 @@ extern "C" {
                                   codes: jitsym's locks are static and cannot fail) */
 #define JITSYM_ERR_ARG (-3)    /* a bad argument: null address or name, zero size, a
                                   newline in a name, a line entry out of order or
-                                  past the code's end (errno = EINVAL) */
+                                  past the code's end (errno = EINVAL); code this
+                                  process cannot read (errno = EFAULT: a jitdump
+                                  writes only the readable start of a range) */
 #define JITSYM_ERR_WRITE (-4)  /* a write failed, e.g. the disk is full (errno); the
                                   file keeps the records before it, no more go to it */
 #define JITSYM_ERR_CLOSED (-5) /* the jitdump was closed with jitsym_jitdump_fini

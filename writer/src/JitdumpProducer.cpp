@@ -98,6 +98,14 @@ int JitdumpProducer::load(uint64_t address, uint64_t size, std::string_view name
   std::lock_guard<std::mutex> lock(mutex_);
   if (const int writable = writableLocked(); writable != JITSYM_OK)
     return writable;
+  // Only code this process can read is written (readableLength): a runtime
+  // that reports a range past its readable memory gets the readable part.
+  const uint64_t readable = readableLength(reinterpret_cast<const void *>(address), size);
+  if (readable == 0) {
+    errno = EFAULT;
+    return JITSYM_ERR_ARG;
+  }
+  size = readable;
   const uint64_t index = nextIndex_++;
   const uint64_t now = monotonicNanoseconds();
   const std::string_view code(reinterpret_cast<const char *>(address), size);

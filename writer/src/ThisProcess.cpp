@@ -1,10 +1,12 @@
 #include "ThisProcess.h"
 
+#include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <ctime>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "jitsym/arch/Architecture.h"
@@ -41,6 +43,47 @@ time_t processStartSeconds() {
 }
 
 } // namespace
+
+namespace {
+
+// Whether the byte at `address` can be read: 1 when it can, 0 when it cannot,
+// -1 when the kernel cannot be asked (process_vm_readv refused or missing).
+int byteReadable(uint64_t address) {
+  char byte;
+  iovec local{&byte, 1};
+  iovec remote{reinterpret_cast<void *>(address), 1};
+  const ssize_t n = ::process_vm_readv(::getpid(), &local, 1, &remote, 1, 0);
+  if (n == 1)
+    return 1;
+  return errno == EFAULT ? 0 : -1;
+}
+
+} // namespace
+
+uint64_t readableLength(const void *address, uint64_t size) {
+  if (size == 0)
+    return 0;
+  const uint64_t page = static_cast<uint64_t>(::sysconf(_SC_PAGESIZE));
+  const uint64_t start = reinterpret_cast<uint64_t>(address);
+  const uint64_t last = start + size - 1;
+  if (last < start)
+    return 0;
+  const int end = byteReadable(last);
+  if (end != 0)
+    return size; // readable, or the kernel cannot be asked: as before
+  if (byteReadable(start) != 1)
+    return 0;
+  // The first unreadable page, by halves: [good, bad) pages from the start's.
+  uint64_t good = start / page, bad = last / page;
+  while (bad - good > 1) {
+    const uint64_t mid = good + (bad - good) / 2;
+    if (byteReadable(mid * page) == 1)
+      good = mid;
+    else
+      bad = mid;
+  }
+  return bad * page - start;
+}
 
 uint64_t monotonicNanoseconds() {
   timespec ts{};
