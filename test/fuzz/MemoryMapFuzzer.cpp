@@ -3,7 +3,8 @@
 // Checked invariants: every mapping has start < end and permissions/paths taken
 // from its own line; every line is either a mapping, a diagnostic or blank, and
 // diagnostics carry in-range line numbers; for well-formed (disjoint) maps, the
-// JIT runs contain exactly the anonymous/memfd/deleted non-special mappings.
+// JIT runs contain exactly the anonymous/memfd/deleted non-special mappings
+// and the executable copies of a file's mapped code.
 #include "jitsym/formats/MemoryMap.h"
 #include "jitsym/plan/RegionPlanner.h"
 #include "jitsym/plan/Regions.h"
@@ -103,7 +104,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   CHECK(space.hasMemoryMap());
   if (disjoint) {
     for (const Mapping &m : sorted) {
-      bool jit = !m.isFileBacked() && !m.isSpecial();
+      // V8 maps copies of its binary's builtins: file-backed, yet JIT memory.
+      bool jit = (!m.isFileBacked() || isCopyOfMappedCode(m, sorted)) && !m.isSpecial();
       for (uint64_t probe : {m.start, m.end - 1, m.start + (m.end - m.start) / 2}) {
         std::optional<AddressRange> run = space.runContaining(probe);
         CHECK(run.has_value() == jit);
