@@ -278,8 +278,8 @@ llvm::Expected<SyncReport> TargetSync::syncWith(lldb::SBDebugger &debugger,
   // has (the runtime's code did not go) until the map holds the new ones; the
   // next sync reads them and replaces the old all at once.
   if (read.mapEmptied && !sources_.dumpSymbols()) {
-    report.note = "the perf map is being written anew (empty now); the JIT names stay "
-                  "as they were until it holds lines again";
+    report.note = "the perf map is being written anew (no whole line yet); the JIT "
+                  "names stay as they were until it holds lines again";
     report.symbols = modules_->symbolCount();
     report.regions = modules_->size();
     return report;

@@ -252,6 +252,31 @@ TEST(PerfMapReader, TruncationToEmpty) {
   EXPECT_EQ(sink.entries[0].second, "back");
 }
 
+// Caught between the two writes of the first new line (the runtime wrote
+// part of it): still nothing to replace the old names with.
+TEST(PerfMapReader, TruncationToUnfinishedLine) {
+  TempDir dir;
+  std::string path = dir.file("perf-5f.map");
+  writeFile(path, lines(0, 3));
+  PerfMapReader reader(path);
+  Recorder sink;
+  ASSERT_TRUE(bool(reader.read(sink)));
+  const size_t before = sink.entries.size();
+  writeFile(path, "1000 10 ba");
+  auto stats = reader.read(sink);
+  ASSERT_TRUE(bool(stats));
+  EXPECT_TRUE(stats->emptied);
+  EXPECT_FALSE(stats->rewritten);
+  EXPECT_EQ(stats->pendingBytes, 0u);
+  EXPECT_EQ(sink.entries.size(), before);
+  appendFile(path, "ck\n");
+  stats = reader.read(sink);
+  ASSERT_TRUE(bool(stats));
+  EXPECT_TRUE(stats->rewritten);
+  ASSERT_EQ(sink.entries.size(), 1u);
+  EXPECT_EQ(sink.entries[0].second, "back");
+}
+
 TEST(PerfMapReader, SameSizeRewriteInPlaceDetected) {
   TempDir dir;
   std::string path = dir.file("perf-6.map");

@@ -69,7 +69,8 @@ llvm::Error AppendedFile::error(const std::string &what) const {
                                  what.c_str());
 }
 
-llvm::Expected<AppendedFile::Opened> AppendedFile::open(uint64_t consumed, bool keepIfEmptied) {
+llvm::Expected<AppendedFile::Opened> AppendedFile::open(uint64_t consumed,
+                                                        NothingYet holdsNothingYet) {
   Opened opened;
   opened.fd = ::open(path_.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
   if (opened.fd < 0) {
@@ -88,10 +89,11 @@ llvm::Expected<AppendedFile::Opened> AppendedFile::open(uint64_t consumed, bool 
                  (*trust_.expectedOwner != 0 ? ", or root" : "") +
                  "; not trusted (use --force to read it anyway)");
   opened.replaced = contentWasReplaced(opened.fd, st, consumed);
-  if (opened.replaced && keepIfEmptied && st.st_size == 0) {
+  if (opened.replaced && holdsNothingYet &&
+      holdsNothingYet(opened.fd, static_cast<uint64_t>(st.st_size))) {
     opened.replaced = false;
     opened.emptied = true;
-    return opened; // size 0; the identity and samples of what was read stay
+    return opened; // size 0: the identity and samples of what was read stay
   }
   if (opened.replaced)
     samples_.clear();

@@ -16,6 +16,16 @@ constexpr size_t kChunkBytes = 4u << 20;
 // Below this, a second thread costs more than it saves.
 constexpr uint64_t kParallelReadBytes = 8u << 20;
 
+// A rewritten map holds nothing yet while its first line is unfinished: the
+// names read from the old content stay until the new content names code.
+bool noLineYet(int fd, uint64_t size) {
+  if (size > PerfMapReader::kMaxLineBytes)
+    return false;
+  std::string start;
+  return size == 0 || (preadExact(fd, 0, static_cast<size_t>(size), start) &&
+                       start.find('\n') == std::string::npos);
+}
+
 } // namespace
 
 char *PerfMapSink::beginRead(uint64_t bytes) {
@@ -42,21 +52,24 @@ llvm::Expected<ReadStats> PerfMapReader::read(PerfMapSink &sink, const Interrupt
   llvm::Expected<ReadStats> stats = readOnce(sink, interrupt);
   // Rewritten while the new bytes were read (truncated, then written from
   // the start again past where the last read ended): those bytes belong to
-  // the new content, not after the old. Read it all again, once.
-  if (stats && stats->rewrittenDuringRead) {
+  // the new content, not after the old. Read it all again, once. Bytes with
+  // no whole line among them named nothing: the next read finds the rewrite.
+  if (stats && stats->rewrittenDuringRead && stats->bytesRead > 0) {
     sink.onRewrite();
     offset_ = 0;
     nextLine_ = 1;
     stats = readOnce(sink, interrupt);
     if (stats)
       stats->rewritten = true;
+  } else if (stats && stats->rewrittenDuringRead) {
+    stats->pendingBytes = 0; // the new content's start, not the old line's end
   }
   return stats;
 }
 
 llvm::Expected<ReadStats> PerfMapReader::readOnce(PerfMapSink &sink,
                                                   const InterruptCheck &interrupt) {
-  llvm::Expected<AppendedFile::Opened> opened = file_.open(offset_, /*keepIfEmptied=*/true);
+  llvm::Expected<AppendedFile::Opened> opened = file_.open(offset_, noLineYet);
   if (!opened)
     return opened.takeError();
   const int fd = opened->fd;

@@ -34,16 +34,21 @@ public:
     int fd = -1;
     uint64_t size = 0;     // when opened: a read takes the file up to here
     bool replaced = false; // the consumed content is gone: start over
-    bool emptied = false;  // (with keepIfEmptied) it is gone, and nothing yet
-                           // took its place: what was read stays, and the
+    bool emptied = false;  // (see holdsNothingYet) it is gone, and nothing
+                           // yet took its place: what was read stays, and the
                            // file is compared with it again at the next open
   };
 
+  // Whether a file's new content, of `size` bytes, is still being started
+  // (empty, or no whole line yet): see open().
+  using NothingYet = bool (*)(int fd, uint64_t size);
+
   // Opens the file, of which `consumed` bytes were read before. With
-  // `keepIfEmptied`, a file emptied to be written anew is not yet taken as
-  // replaced (a perf map that `jcmd Compiler.perfmap` truncates and rewrites):
-  // the caller reads nothing and does not remember() this open.
-  llvm::Expected<Opened> open(uint64_t consumed, bool keepIfEmptied = false);
+  // `holdsNothingYet`, a file emptied to be written anew is not taken as
+  // replaced while its new content holds nothing (a perf map that `jcmd
+  // Compiler.perfmap` truncates and rewrites, caught before its first line
+  // ends): the caller reads nothing and does not remember() this open.
+  llvm::Expected<Opened> open(uint64_t consumed, NothingYet holdsNothingYet = nullptr);
   // Samples the first `consumed` bytes, to recognise them at the next open.
   void remember(int fd, uint64_t consumed);
   // Whether the bytes remembered last are still there: false when the file

@@ -20,8 +20,9 @@ namespace jitsym {
 
 struct ReadStats {
   bool rewritten = false;       // content was replaced: consumer must start over
-  bool emptied = false;         // the file was emptied to be written anew: nothing
-                                // read, what was read stays until it holds lines
+  bool emptied = false;         // the file was emptied to be written anew and holds
+                                // no whole line yet: nothing read, what was read
+                                // stays until it holds lines
   uint64_t bytesRead = 0;       // new complete-line bytes consumed
   uint64_t entries = 0;
   uint64_t malformed = 0;
