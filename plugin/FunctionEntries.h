@@ -32,11 +32,12 @@
 #include <vector>
 
 #include "jitsym/plan/FramePointer.h"
+#include "jitsym/plan/PublishPlan.h"
 #include "jitsym/plan/Regions.h"
 
 namespace jitsym::plugin {
 
-class FunctionEntries {
+class FunctionEntries : public EntryReader {
 public:
   // The bytes of each piece (sorted by start); an empty string where a piece
   // could not be read.
@@ -45,18 +46,15 @@ public:
   // (ProcessSide::readPieces); `direct`: on any thread, traps left in
   // (ProcessSide::directRead), or none.
   FunctionEntries(const Architecture &arch, ReadPieces read, ReadPieces direct = {});
-  ~FunctionEntries(); // stops reading ahead
+  ~FunctionEntries() override; // stops reading ahead
   FunctionEntries(const FunctionEntries &) = delete;
   FunctionEntries &operator=(const FunctionEntries &) = delete;
 
   // Reads the entries of these functions (start, size; 0: unknown) in one batch.
-  void prefetch(std::vector<std::pair<uint64_t, uint64_t>> functions);
+  void prefetch(std::vector<std::pair<uint64_t, uint64_t>> functions) override;
   // What is known of these functions' entries without reading them (what
-  // LLDB's module of their region says: RegionModules::framePointerOf).
-  struct Known {
-    uint64_t start = 0, size = 0;
-    EntryRule rule;
-  };
+  // LLDB's module of their region says: core PublishPlan.h's heldEntryRule).
+  using Known = PublishPlan::KnownEntry;
   void remember(const std::vector<Known> &functions);
   // Starts reading them ahead; `traps`: where LLDB has traps in memory now
   // (ascending). Once per object.
@@ -64,7 +62,7 @@ public:
                  std::vector<uint64_t> traps);
   // The function at `start`, of `size` bytes (0: unknown); Unknown when its
   // bytes cannot be read.
-  EntryRule at(uint64_t start, uint64_t size);
+  EntryRule at(uint64_t start, uint64_t size) override;
   // The same, as core's EntryProbe (valid while this object lives).
   EntryProbe probe() {
     return [this](uint64_t start, uint64_t size) { return at(start, size); };

@@ -2,12 +2,10 @@
 #include "Publisher.h"
 
 #include "RuntimeFrames.h"
-#include "jitsym/symbols/RuntimeNames.h"
 
 #include <cinttypes>
 #include <cstdio>
 #include <deque>
-#include <unordered_set>
 #include <utility>
 
 #include "FunctionEntries.h"
@@ -73,192 +71,51 @@ std::string Publisher::runtimeFrameStatus() const {
          std::to_string(phpFrame_->cfaOffset) + " (from execute_ex's unwind table)\n";
 }
 
-PublishReport Publisher::publish(lldb::SBDebugger &debugger, lldb::SBTarget &target,
-                                 RegionModules &modules, const Inputs &in,
-                                 SymbolChanges &changes, SyncProgress &progress,
-                                 const InterruptCheck &stop) {
-  PublishReport report;
-  const JitAddressSpace space = in.mappings.empty() ? JitAddressSpace::unrestricted()
-                                                    : JitAddressSpace::fromMemoryMap(in.mappings);
-  RegionPlanner planner(in.table, space, claimedByOtherModules(target, modules));
-  const std::vector<AddressRange> jitLoaderRanges = namedByGdbJitLoader(target);
-  auto namedByJitLoader = [&](uint64_t address) {
-    return std::any_of(jitLoaderRanges.begin(), jitLoaderRanges.end(),
-                       [&](const AddressRange &r) { return r.contains(address); });
-  };
-  for (const AddressRange &range : jitLoaderRanges)
-    in.table.forEachInRange(range.start, range.end, [&](const Symbol &symbol) {
-      report.namedByJitLoader += range.contains(symbol.address);
-    });
-  auto isData = [&](const Symbol &symbol) { return planner.isData(symbol); };
+// One publish: the plan's steps as SB calls, in order. Holds what the steps
+// share (the staged modules, the reader, the report) so that each step is a
+// short function.
+class Publisher::Application {
+public:
+  Application(Publisher &publisher, lldb::SBDebugger &debugger, lldb::SBTarget &target,
+              RegionModules &modules, const Inputs &in, const PublishPlan &plan,
+              PublishReport &report)
+      : publisher_(publisher), debugger_(debugger), target_(target), modules_(modules), in_(in),
+        plan_(plan), report_(report),
+        debugInfo_(in.lines.functionCount() > 0 || in.unwind.functionCount() > 0) {}
 
-  // Windows to plan again (by their start: windowOf), and modules that must
-  // be made anew even if their section stays: those holding a removed
-  // symbol, and all of a window an earlier publish did not finish (what it
-  // missed is not in `changes`; the window may have split or grown since).
-  auto windowKey = [&](uint64_t address) { return planner.windowOf(address).start; };
-  std::set<uint64_t> replan;
-  std::set<uint64_t> stale;
-  for (uint64_t address : std::exchange(leftBehind_, {})) {
-    const AddressRange window = planner.windowOf(address);
-    replan.insert(window.start);
-    for (uint64_t key : modules.keysIn(window.start, window.end))
-      stale.insert(key);
-  }
-  // Memory that became executable (a JIT that writes code into pages it makes
-  // executable after): its region's data symbols may be code now.
-  const uint64_t digest = planner.executableDigest();
-  if (digest != executableDigest_)
-    for (uint64_t key : modules.keysWithData()) {
-      stale.insert(key);
-      replan.insert(windowKey(key));
-    }
-  executableDigest_ = digest;
-  for (uint64_t address : std::exchange(remake_, {}))
-    for (uint64_t key : modules.keysOverlapping(address, address + 1)) {
-      stale.insert(key);
-      replan.insert(windowKey(key));
-    }
-  for (const RemovedRange &range : changes.removed) {
-    ++report.removed;
-    for (uint64_t key : modules.keysOverlapping(range.address, range.end)) {
-      stale.insert(key);
-      replan.insert(windowKey(key));
-    }
-  }
-  // New symbols by region. One whose region has no module yet, or a module
-  // with another section (the memory map changed), has its window planned again.
-  std::map<uint64_t, std::vector<const Symbol *>> added;
-  for (const Symbol *symbol : changes.added) {
-    std::optional<AddressRange> section = planner.sectionOf(symbol->address);
-    if (!section) {
-      report.shadowed += !namedByJitLoader(symbol->address);
-      continue;
-    }
-    ++report.added;
-    added[section->start].push_back(symbol);
-    const RegionModule *module = modules.find(section->start);
-    if (!module || module->section != *section || stale.count(section->start))
-      replan.insert(windowKey(symbol->address));
-    // A region that grows past its window's end moves where the next starts.
-    for (AddressRange w = planner.windowOf(symbol->address);
-         w.end < section->end && w.end > w.start;) {
-      w = planner.windowOf(w.end);
-      replan.insert(w.start);
-    }
-  }
-  // A module whose section the planner no longer gives (its window split or
-  // joined others since) overlaps windows other than its own: all of them are
-  // planned again, so that none keeps a module over another's code.
-  for (std::vector<uint64_t> todo(replan.begin(), replan.end()); !todo.empty();) {
-    const AddressRange window = planner.windowOf(todo.back());
-    todo.pop_back();
-    for (uint64_t key : modules.keysOverlapping(window.start, window.end)) {
-      const RegionModule *module = modules.find(key);
-      if (!module || planner.sectionOf(key) == module->section)
-        continue;
-      for (AddressRange w = planner.windowOf(module->section.start);;
-           w = planner.windowOf(w.end)) {
-        if (replan.insert(w.start).second)
-          todo.push_back(w.start);
-        if (w.end >= module->section.end || w.end <= w.start)
-          break;
-      }
-    }
-  }
+  // Applies the plan's windows in order; false when interrupted (the rest is
+  // left to the next publish).
+  bool run(SyncProgress &progress, const InterruptCheck &stop, const std::string &step);
 
-  // New code whose unwind rule its module's object does not give (FramePointer.h):
-  // the region is made anew. The entries of new code in modules that exist
-  // are read in one batch first; those of the windows made anew are read
-  // ahead, while LLDB loads the modules before them (FunctionEntries.h).
-  FunctionEntries entries(*modules.code().arch, in.readPieces, in.directRead);
-  // PHP's JIT code runs on execute_ex's frame, read once from its binary
-  // when its code first shows up (RuntimeFrames.h); other code by its entry.
-  if (!phpFrameLooked_)
-    for (const Symbol *symbol : changes.added)
-      if (phpJitCodeOf(in.table.name(*symbol)) != PhpJitCode::NotPhp) {
-        phpFrame_ = phpVmFrame(target, *modules.code().arch);
-        phpFrameLooked_ = true;
-        break;
-      }
-  const EntryProbe probe = [&, read = entries.probe()](uint64_t start, uint64_t size) {
-    if (phpFrame_)
-      if (const Symbol *symbol = in.table.findByAddress(start); symbol && symbol->address == start)
-        switch (phpJitCodeOf(in.table.name(*symbol))) {
-        case PhpJitCode::OnVmFrame:
-          return EntryRule{FramePointer::RuntimeFrame, std::nullopt};
-        case PhpJitCode::Own:
-          return EntryRule{FramePointer::NotKept, std::nullopt};
-        case PhpJitCode::NotPhp:
-          break;
-        }
-    return read(start, size);
-  };
-  {
-    std::vector<std::pair<uint64_t, uint64_t>> code;
-    for (const auto &[key, symbols] : added)
-      if (modules.find(key))
-        for (const Symbol *symbol : symbols)
-          if (!isData(*symbol))
-            code.emplace_back(symbol->address, symbol->size);
-    entries.prefetch(std::move(code));
+private:
+  bool applyWindow(const PublishPlan::Window &window);
+  bool applyStep(uint64_t window, const PublishPlan::Step &step);
+  llvm::Expected<StagedModule> stage(const PlannedRegion &region);
+  llvm::Error appendDelta(uint64_t key, const std::vector<const Symbol *> &symbols);
+  bool finishStaged(size_t keep);
+  bool settle(uint64_t window, uint64_t key, const AddressRange &section, size_t count,
+              llvm::Error err);
+  // The functions of a region as DWARF wants them, and whether any has lines
+  // or an unwind table.
+  std::vector<DebugFunction> debugFunctions(const AddressRange &section, bool &any) const {
+    any = false;
+    if (!debugInfo_)
+      return {};
+    return debugFunctionsIn(in_.table, section, in_.lines, in_.unwind, any, isData());
   }
-  for (const auto &[key, symbols] : added)
-    if (!stale.count(key) && !modules.frameRulesHold(key, symbols, isData, probe)) {
-      stale.insert(key);
-      replan.insert(windowKey(key));
-    }
-  {
-    // The code of the windows made anew: what LLDB's modules say of old
-    // functions is kept (RegionModules::framePointerOf), new ones are read.
-    std::unordered_set<const Symbol *> isNew;
-    for (const auto &[key, symbols] : added)
-      isNew.insert(symbols.begin(), symbols.end());
-    std::vector<FunctionEntries::Known> known;
-    std::vector<std::pair<uint64_t, uint64_t>> code;
-    for (uint64_t start : replan) {
-      const AddressRange window = planner.windowOf(start);
-      in.table.forEachInRange(window.start, window.end, [&](const Symbol &symbol) {
-        if (isData(symbol))
-          return;
-        std::optional<EntryRule> was;
-        if (!isNew.count(&symbol))
-          was = modules.framePointerOf(symbol);
-        if (was)
-          known.push_back({symbol.address, symbol.size, *was});
-        else
-          code.emplace_back(symbol.address, symbol.size);
-      });
-    }
-    entries.remember(known);
-    entries.readAhead(std::move(code), breakpointLocationAddresses(target));
-  }
+  // (SymbolPredicate is a function_ref: it refers to this member.)
+  SymbolPredicate isData() const { return isData_; }
 
-  std::set<uint64_t> windows = replan;
-  for (const auto &entry : added)
-    windows.insert(windowKey(entry.first));
-  const std::string step = "giving LLDB the JIT symbols of " + in.origin;
-  bool halted = false;
-  // What follows giving LLDB a region's `count` new symbols, done or refused;
-  // false when the publish must stop (interrupted).
-  auto settle = [&](uint64_t window, uint64_t key, const AddressRange &section, size_t count,
-                    llvm::Error err) {
-    if (!err) {
-      refused_.erase(key);
-      report.published += count;
-      return true;
-    }
-    // Made anew at the next publish: a module missing a delta would stay so.
-    modules.remove(target, key);
-    leftBehind_.insert(window);
-    std::string message = llvm::toString(std::move(err));
-    if (stop())
-      return false; // LLDB stopped loading it because of Ctrl-C
-    if (refused_[key] != message) {
-      report.refusals.push_back({describeRegion(section), 0, message});
-      refused_[key] = message;
-    }
-    return true;
+  Publisher &publisher_;
+  lldb::SBDebugger &debugger_;
+  lldb::SBTarget &target_;
+  RegionModules &modules_;
+  const Inputs &in_;
+  const PublishPlan &plan_;
+  PublishReport &report_;
+  const bool debugInfo_;
+  const std::function<bool(const Symbol &)> isData_ = [this](const Symbol &symbol) {
+    return plan_.isData(symbol);
   };
   // New modules staged and not added yet (RegionModules::stage), oldest first.
   struct Staged {
@@ -267,134 +124,182 @@ PublishReport Publisher::publish(lldb::SBDebugger &debugger, lldb::SBTarget &tar
     size_t count;
     StagedModule module;
   };
-  std::deque<Staged> staged;
-  ModuleReader reader;
-  // Adds the staged modules but the last `keep`, which LLDB reads meanwhile.
-  auto finishStaged = [&](size_t keep) {
-    while (staged.size() > keep) {
-      Staged next = std::move(staged.front());
-      staged.pop_front();
-      llvm::Error err = modules.finish(target, std::move(next.module), reader);
-      if (!settle(next.window, next.section.start, next.section, next.count, std::move(err)))
-        return false;
-    }
-    return true;
-  };
-  const bool debugInfo = in.lines.functionCount() > 0 || in.unwind.functionCount() > 0;
-  // The functions of a region as DWARF wants them, and whether any has lines
-  // or an unwind table.
-  auto debugFunctions = [&](const AddressRange &section, bool &any) {
-    return debugFunctionsIn(in.table, section, in.lines, in.unwind, any, isData);
-  };
-  // A new module carries its lines itself: a file-and-line breakpoint then
-  // resolves in it as LLDB adds it (and moves from a module it replaces).
-  auto stageModule = [&](const PlannedRegion &fresh) -> llvm::Expected<StagedModule> {
-    std::vector<ElfSection> debugSections;
-    bool any = false;
-    std::vector<DebugFunction> functions;
-    if (debugInfo)
-      functions = debugFunctions(fresh.section, any);
-    if (any) {
-      llvm::Expected<std::vector<ElfSection>> built = buildDebugSections(
-          fresh.section, RegionFiles::kObject, functions, in.lines, in.unwind, in.plausible);
-      if (!built)
-        return built.takeError();
-      debugSections = std::move(*built);
-    }
-    return modules.stage(target, in.table, fresh, isData, probe, phpFrame_,
-                         std::move(debugSections), reader);
-  };
-  // A delta for a module LLDB has, then the module's debug info again.
-  auto appendDelta = [&](uint64_t key, const std::vector<const Symbol *> &symbols) -> llvm::Error {
-    if (symbols.empty())
-      return llvm::Error::success();
-    if (llvm::Error err = modules.append(debugger, target, key, in.table, symbols, isData))
-      return err;
-    const RegionModule *module = modules.find(key);
-    bool any = false;
-    std::vector<DebugFunction> functions;
-    if (module && debugInfo)
-      functions = debugFunctions(module->section, any);
-    if (!any)
-      return llvm::Error::success();
-    // Each symbol file replaces the one before: the lines come again, with
-    // the delta's functions.
-    std::vector<const Symbol *> all;
-    in.table.forEachInRange(module->section.start, module->section.end,
-                            [&](const Symbol &symbol) {
-                              if (symbol.address >= module->section.start)
-                                all.push_back(&symbol);
-                            });
-    return modules.attachDebugInfo(debugger, target, key, functions, in.lines, in.unwind,
-                                   in.plausible, lldbSymbolsOf(in.table, all, isData));
-  };
-  // Gives LLDB one region's new symbols: a new module (staged, added once
-  // the next one is staged) or a delta; false when the publish must stop.
-  auto publishRegion = [&](uint64_t window, uint64_t key, const PlannedRegion *fresh) {
-    static const std::vector<const Symbol *> none;
-    auto found = added.find(key);
-    const std::vector<const Symbol *> &symbols = found == added.end() ? none : found->second;
-    if (fresh) {
-      llvm::Expected<StagedModule> module = stageModule(*fresh);
-      if (!module)
-        return settle(window, key, fresh->section, symbols.size(), module.takeError());
-      staged.push_back({window, fresh->section, symbols.size(), std::move(*module)});
-      // The one before is added while LLDB reads this one (ModuleReader.h);
-      // one more queued evens out modules of different sizes.
-      return finishStaged(2);
-    }
-    llvm::Error err = appendDelta(key, symbols);
-    const RegionModule *module = modules.find(key);
-    return settle(window, key, module ? module->section : AddressRange{key, key}, symbols.size(),
-                  std::move(err));
-  };
+  std::deque<Staged> staged_;
+  ModuleReader reader_;
+  const InterruptCheck *stop_ = nullptr;
+};
 
-  for (auto it = windows.begin(); it != windows.end() && !halted; ++it) {
-    const uint64_t window = *it;
+bool Publisher::Application::run(SyncProgress &progress, const InterruptCheck &stop,
+                                  const std::string &step) {
+  stop_ = &stop;
+  const std::vector<PublishPlan::Window> &windows = plan_.windows();
+  bool halted = false;
+  size_t next = 0;
+  for (; next < windows.size(); ++next) {
     if (stop()) {
       halted = true;
-      leftBehind_.insert(it, windows.end());
       break;
     }
-    progress.update(step, report.published, report.added, "symbols");
-    const AddressRange bounds = planner.windowOf(window);
-    const uint64_t begin = bounds.start, end = bounds.end;
-    if (!replan.count(window)) {
-      for (auto a = added.lower_bound(begin); a != added.end() && a->first < end && !halted; ++a)
-        halted = !publishRegion(window, a->first, nullptr);
-    } else {
-      std::set<uint64_t> kept;
-      for (const PlannedRegion &region : planner.planWindow(bounds)) {
-        const uint64_t key = region.section.start;
-        kept.insert(key);
-        const RegionModule *module = modules.find(key);
-        const bool stays = module && module->section == region.section && !stale.count(key);
-        if (!publishRegion(window, key, stays ? nullptr : &region)) {
-          halted = true;
-          break;
-        }
-        for (AddressRange w = bounds; w.end < region.section.end && w.end > w.start;) {
-          w = planner.windowOf(w.end);
-          replan.insert(w.start);
-          windows.insert(w.start); // later in the set: this loop reaches it
-        }
-      }
-      if (!halted)
-        for (uint64_t key : modules.keysIn(begin, end))
-          if (!kept.count(key))
-            modules.remove(target, key);
+    progress.update(step, report_.published, report_.added, "symbols");
+    if (!applyWindow(windows[next])) {
+      halted = true;
+      break;
     }
-    if (halted)
-      leftBehind_.insert(it, windows.end());
   }
+  // Interrupted: this window and the ones after it are planned again.
+  for (size_t w = next; halted && w < windows.size(); ++w)
+    publisher_.carry_.leftBehind.insert(windows[w].start);
   if (!halted)
     halted = !finishStaged(0);
-  for (Staged &left : staged) { // interrupted: made anew at the next publish
-    modules.abandon(target, std::move(left.module));
-    leftBehind_.insert(left.window);
+  for (Staged &left : staged_) { // interrupted: made anew at the next publish
+    modules_.abandon(target_, std::move(left.module));
+    publisher_.carry_.leftBehind.insert(left.window);
   }
-  report.interrupted = halted;
-  progress.update(step, report.published, report.added, "symbols");
+  progress.update(step, report_.published, report_.added, "symbols");
+  return !halted;
+}
+
+bool Publisher::Application::applyWindow(const PublishPlan::Window &window) {
+  for (const PublishPlan::Step &step : window.steps)
+    if (!applyStep(window.start, step))
+      return false;
+  for (uint64_t key : window.removed)
+    modules_.remove(target_, key);
+  return true;
+}
+
+// Gives LLDB one region's new symbols: a new module (staged, added once the
+// next one is staged) or a delta; false when the publish must stop.
+bool Publisher::Application::applyStep(uint64_t window, const PublishPlan::Step &step) {
+  if (step.anew) {
+    llvm::Expected<StagedModule> module = stage(*step.anew);
+    if (!module)
+      return settle(window, step.key, step.anew->section, step.added.size(), module.takeError());
+    staged_.push_back({window, step.anew->section, step.added.size(), std::move(*module)});
+    // The one before is added while LLDB reads this one (ModuleReader.h);
+    // one more queued evens out modules of different sizes.
+    return finishStaged(2);
+  }
+  llvm::Error err = appendDelta(step.key, step.added);
+  const RegionModule *module = modules_.find(step.key);
+  return settle(window, step.key, module ? module->section : AddressRange{step.key, step.key},
+                step.added.size(), std::move(err));
+}
+
+// A new module carries its lines itself: a file-and-line breakpoint then
+// resolves in it as LLDB adds it (and moves from a module it replaces).
+llvm::Expected<StagedModule> Publisher::Application::stage(const PlannedRegion &region) {
+  std::vector<ElfSection> debugSections;
+  bool any = false;
+  std::vector<DebugFunction> functions = debugFunctions(region.section, any);
+  if (any) {
+    llvm::Expected<std::vector<ElfSection>> built =
+        buildDebugSections(region.section, RegionFiles::kObject, functions, in_.lines,
+                           in_.unwind, in_.plausible);
+    if (!built)
+      return built.takeError();
+    debugSections = std::move(*built);
+  }
+  return modules_.stage(target_, in_.table, region, isData(), plan_.probe(),
+                        publisher_.phpFrame_, std::move(debugSections), reader_);
+}
+
+// A delta for a module LLDB has, then the module's debug info again.
+llvm::Error Publisher::Application::appendDelta(uint64_t key,
+                                                const std::vector<const Symbol *> &symbols) {
+  if (symbols.empty())
+    return llvm::Error::success();
+  if (llvm::Error err = modules_.append(debugger_, target_, key, in_.table, symbols, isData()))
+    return err;
+  const RegionModule *module = modules_.find(key);
+  bool any = false;
+  std::vector<DebugFunction> functions;
+  if (module)
+    functions = debugFunctions(module->section, any);
+  if (!any)
+    return llvm::Error::success();
+  // Each symbol file replaces the one before: the lines come again, with the
+  // delta's functions.
+  std::vector<const Symbol *> all;
+  in_.table.forEachInRange(module->section.start, module->section.end,
+                           [&](const Symbol &symbol) {
+                             if (symbol.address >= module->section.start)
+                               all.push_back(&symbol);
+                           });
+  return modules_.attachDebugInfo(debugger_, target_, key, functions, in_.lines, in_.unwind,
+                                  in_.plausible, lldbSymbolsOf(in_.table, all, isData()));
+}
+
+// Adds the staged modules but the last `keep`, which LLDB reads meanwhile.
+bool Publisher::Application::finishStaged(size_t keep) {
+  while (staged_.size() > keep) {
+    Staged next = std::move(staged_.front());
+    staged_.pop_front();
+    llvm::Error err = modules_.finish(target_, std::move(next.module), reader_);
+    if (!settle(next.window, next.section.start, next.section, next.count, std::move(err)))
+      return false;
+  }
+  return true;
+}
+
+// What follows giving LLDB a region's `count` new symbols, done or refused;
+// false when the publish must stop (interrupted).
+bool Publisher::Application::settle(uint64_t window, uint64_t key, const AddressRange &section,
+                                    size_t count, llvm::Error err) {
+  if (!err) {
+    publisher_.refused_.erase(key);
+    report_.published += count;
+    return true;
+  }
+  // Made anew at the next publish: a module missing a delta would stay so.
+  modules_.remove(target_, key);
+  publisher_.carry_.leftBehind.insert(window);
+  std::string message = llvm::toString(std::move(err));
+  if ((*stop_)())
+    return false; // LLDB stopped loading it because of Ctrl-C
+  if (publisher_.refused_[key] != message) {
+    report_.refusals.push_back({describeRegion(section), 0, message});
+    publisher_.refused_[key] = message;
+  }
+  return true;
+}
+
+PublishReport Publisher::publish(lldb::SBDebugger &debugger, lldb::SBTarget &target,
+                                 RegionModules &modules, const Inputs &in,
+                                 SymbolChanges &changes, SyncProgress &progress,
+                                 const InterruptCheck &stop) {
+  // PHP's JIT code runs on execute_ex's frame, read once from its binary
+  // when its code first shows up (RuntimeFrames.h).
+  if (!phpFrameLooked_ && wantsRuntimeFrame(in.table, changes.added)) {
+    phpFrame_ = phpVmFrame(target, *modules.code().arch);
+    phpFrameLooked_ = true;
+  }
+  const JitAddressSpace space = in.mappings.empty() ? JitAddressSpace::unrestricted()
+                                                    : JitAddressSpace::fromMemoryMap(in.mappings);
+  const HeldRegions held = modules.held();
+  const PublishPlan::Inputs planInputs{in.table,
+                                       space,
+                                       claimedByOtherModules(target, modules),
+                                       namedByGdbJitLoader(target),
+                                       held,
+                                       *modules.code().arch,
+                                       phpFrame_};
+  // The entries of new code in held modules are read in one batch while
+  // planning; those of the regions made anew are read ahead, while LLDB
+  // loads the modules before them (FunctionEntries.h).
+  FunctionEntries entries(*modules.code().arch, in.readPieces, in.directRead);
+  const PublishPlan plan(planInputs, changes, carry_, entries);
+  entries.remember(plan.knownEntries());
+  entries.readAhead(plan.entriesToRead(), breakpointLocationAddresses(target));
+
+  PublishReport report;
+  report.added = plan.added();
+  report.removed = plan.removed();
+  report.shadowed = plan.shadowed();
+  report.namedByJitLoader = plan.namedByJitLoader();
+  Application application(*this, debugger, target, modules, in, plan, report);
+  report.interrupted =
+      !application.run(progress, stop, "giving LLDB the JIT symbols of " + in.origin);
   return report;
 }
 

@@ -1,10 +1,11 @@
-// Gives LLDB what changed in a process's symbol table since the last sync, region
-// by region as core RegionPlanner.h plans them: new symbols of a region whose
-// module is still right go in as a delta; a window where code was replaced or
-// freed, or whose plan changed (a new run of memory, a new region), or whose
-// new code needs another unwind rule than its module gives (FramePointer.h),
-// is planned again and its modules made anew. A region LLDB refuses is reported once and
-// tried again at the next sync; it never stops the others.
+// Gives LLDB what changed in a process's symbol table since the last sync: core
+// PublishPlan.h decides which regions are made anew, which get their new
+// symbols as a delta and which modules go; this applies that plan with SB
+// calls, region by region in address order. A new module is staged (its
+// object written, LLDB reading it on a thread) while the one before is
+// added. A region LLDB refuses is reported once and tried again at the next
+// sync; it never stops the others. An interrupted publish leaves its
+// windows to the next one.
 #pragma once
 
 #include <cstdint>
@@ -20,6 +21,7 @@
 #include "jitsym/base/Interrupt.h"
 #include "jitsym/symbols/LineTables.h"
 #include "jitsym/formats/MemoryMap.h"
+#include "jitsym/plan/PublishPlan.h"
 #include "jitsym/symbols/SymbolTable.h"
 #include "jitsym/symbols/UnwindTables.h"
 #include "lldb/API/LLDB.h"
@@ -67,12 +69,10 @@ public:
                         SyncProgress &progress, const InterruptCheck &stop);
   // The module holding `address` is made anew at the next publish, even if no
   // symbol of it changed (see SourcesRead::remakeAt).
-  void remake(uint64_t address) { remake_.insert(address); }
+  void remake(uint64_t address) { carry_.remake.insert(address); }
   void forget() {
-    leftBehind_.clear();
-    remake_.clear();
+    carry_ = {};
     refused_.clear();
-    executableDigest_ = 0;
     phpFrame_.reset();
     phpFrameLooked_ = false;
   }
@@ -82,18 +82,15 @@ public:
   // Whether a publish is due even with no new symbols: work left, or data
   // symbols whose memory may have become executable since.
   bool wantsPublish(const RegionModules &modules) const {
-    return !leftBehind_.empty() || !remake_.empty() || !modules.keysWithData().empty();
+    return !carry_.leftBehind.empty() || !carry_.remake.empty() || modules.holdData();
   }
 
 private:
-  // Windows to plan again at the next publish (interrupted or refused), by
-  // an address in them: windows may split or join between publishes.
-  std::set<uint64_t> leftBehind_;
-  std::set<uint64_t> remake_; // addresses whose modules are made anew
+  class Application; // one publish's SB calls (Publisher.cpp)
+
+  PublishCarry carry_; // what the last publish left to this one
   // The refusal last said for each region, so it is said once.
   std::map<uint64_t, std::string> refused_;
-  // Where memory was executable at the last publish (RegionPlanner::isData).
-  uint64_t executableDigest_ = 0;
   // The frame PHP's JIT code runs on (RuntimeFrames.h), looked for once per
   // process, when its code first shows up.
   std::optional<RuntimeFrame> phpFrame_;

@@ -27,30 +27,16 @@ const RegionModule *RegionModules::find(uint64_t key) const {
   return it == regions_.end() ? nullptr : &it->second;
 }
 
-std::vector<uint64_t> RegionModules::keysIn(uint64_t begin, uint64_t end) const {
-  std::vector<uint64_t> keys;
-  for (auto it = regions_.lower_bound(begin); it != regions_.end() && it->first < end; ++it)
-    keys.push_back(it->first);
-  return keys;
-}
-
-std::vector<uint64_t> RegionModules::keysOverlapping(uint64_t begin, uint64_t end) const {
-  std::vector<uint64_t> keys;
-  // Sections do not overlap: at most the one before `begin` reaches into it.
-  auto it = regions_.upper_bound(begin);
-  if (it != regions_.begin() && std::prev(it)->second.section.end > begin)
-    keys.push_back(std::prev(it)->first);
-  for (; it != regions_.end() && it->first < end; ++it)
-    keys.push_back(it->first);
-  return keys;
-}
-
-std::vector<uint64_t> RegionModules::keysWithData() const {
-  std::vector<uint64_t> keys;
+HeldRegions RegionModules::held() const {
+  HeldRegions held;
   for (const auto &[key, region] : regions_)
-    if (region.dataSymbols > 0)
-      keys.push_back(key);
-  return keys;
+    held.emplace(key, HeldRegion{region.section, region.dataSymbols, &region.framePointerCode});
+  return held;
+}
+
+bool RegionModules::holdData() const {
+  return std::any_of(regions_.begin(), regions_.end(),
+                     [](const auto &entry) { return entry.second.dataSymbols > 0; });
 }
 
 bool RegionModules::owns(const lldb::SBModule &module) const {
@@ -271,31 +257,6 @@ void RegionModules::abandon(lldb::SBTarget &target, StagedModule staged) {
   if (staged.previous)
     discard(target, *staged.previous);
   discard(target, staged.region);
-}
-
-bool RegionModules::frameRulesHold(uint64_t key, const std::vector<const Symbol *> &symbols,
-                                   SymbolPredicate isData, const EntryProbe &entries) const {
-  const RegionModule *region = find(key);
-  if (!region)
-    return true;
-  return std::all_of(symbols.begin(), symbols.end(), [&](const Symbol *symbol) {
-    return isData(*symbol) || frameRuleHolds(region->framePointerCode, *symbol, entries);
-  });
-}
-
-std::optional<EntryRule> RegionModules::framePointerOf(const Symbol &symbol) const {
-  auto it = regions_.upper_bound(symbol.address);
-  if (it == regions_.begin())
-    return std::nullopt;
-  const RegionModule &region = std::prev(it)->second;
-  if (!region.section.contains(symbol.address) || region.dataSymbols > 0)
-    return std::nullopt;
-  const EntryRule rule = region.framePointerCode.ruleAt(symbol.address);
-  // Where FDEs describe prologues, covered code without one either came
-  // after the module was made (in a delta) or could not be told: read again.
-  if (code_.arch->fdeHoldsAtEntry && rule.framePointer == FramePointer::Kept && !rule.prologue)
-    return std::nullopt;
-  return rule;
 }
 
 llvm::Error RegionModules::append(lldb::SBDebugger &debugger, lldb::SBTarget &target,

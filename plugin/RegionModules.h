@@ -27,6 +27,7 @@
 #include "TargetCode.h"
 #include "jitsym/objects/DebugObject.h"
 #include "jitsym/plan/FramePointer.h"
+#include "jitsym/plan/PublishPlan.h"
 #include "jitsym/symbols/LineTables.h"
 #include "jitsym/plan/RegionPlanner.h"
 #include "jitsym/symbols/SymbolTable.h"
@@ -93,19 +94,6 @@ public:
   // Drops a staged module unfinished (its region is made anew later), and
   // the module it was to replace.
   void abandon(lldb::SBTarget &target, StagedModule staged);
-  // Whether the module of region `key` gives each of `symbols` (new code in
-  // it) the unwind rule its entry asks for; if not, it must be made anew.
-  bool frameRulesHold(uint64_t key, const std::vector<const Symbol *> &symbols,
-                      SymbolPredicate isData, const EntryProbe &entries) const;
-  // What the module holding `symbol` (code LLDB has had since an earlier
-  // sync) gave its entry: Kept where its object gives the frame-pointer rule
-  // (with the prologue its FDE describes), NotKept where not. Nothing
-  // without such a module, in one with data symbols (its code may have been
-  // data then, and never looked at), or where a prologue should be and is
-  // not described (code added to the module later). Code announced once does
-  // not change, so a region made anew keeps this instead of reading its old
-  // functions' entries again.
-  std::optional<EntryRule> framePointerOf(const Symbol &symbol) const;
   // Attaches `symbols` to the module of region `key`.
   llvm::Error append(lldb::SBDebugger &debugger, lldb::SBTarget &target, uint64_t key,
                      const SymbolTable &table, const std::vector<const Symbol *> &symbols,
@@ -123,12 +111,10 @@ public:
   void removeAll(lldb::SBTarget &target);
 
   const RegionModule *find(uint64_t key) const;
-  // The keys of the modules whose section starts in [begin, end).
-  std::vector<uint64_t> keysIn(uint64_t begin, uint64_t end) const;
-  // The keys of the modules whose section overlaps [begin, end).
-  std::vector<uint64_t> keysOverlapping(uint64_t begin, uint64_t end) const;
-  // The keys of the modules that hold data symbols.
-  std::vector<uint64_t> keysWithData() const;
+  // What LLDB holds, as a publish plans with it (valid until the next change).
+  HeldRegions held() const;
+  // Whether a module holds data symbols (their memory may become code).
+  bool holdData() const;
   // Whether `module` is one of these (its object lies in this directory).
   bool owns(const lldb::SBModule &module) const;
   size_t size() const { return regions_.size(); }
