@@ -10,7 +10,7 @@
 
 #include "jitsym/files/PerfMapReader.h"
 #include "jitsym/files/SymbolSource.h"
-#include "jitsym/symbols/TableSink.h"
+#include "jitsym/files/TableSink.h"
 
 using namespace jitsym;
 

@@ -16,7 +16,7 @@
 #include "jitsym/files/Snapshot.h"
 #include "jitsym/objects/SymbolFileWriter.h"
 #include "jitsym/files/SymbolSource.h"
-#include "jitsym/formats/Symbolizer.h"
+#include "jitsym/symbols/Symbolizer.h"
 #include "jitsym/plan/Uuid.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"

@@ -5,7 +5,7 @@
 
 #include "jitsym/files/AppendedFile.h"
 #include "jitsym/formats/PerfMapParser.h"
-#include "jitsym/symbols/TableSink.h"
+#include "jitsym/files/TableSink.h"
 
 namespace jitsym::plugin {
 namespace {

@@ -15,7 +15,7 @@
 #include "jitsym/symbols/LineTables.h"
 #include "jitsym/formats/PerfMapParser.h"
 #include "jitsym/symbols/SymbolTable.h"
-#include "jitsym/formats/Symbolizer.h"
+#include "jitsym/symbols/Symbolizer.h"
 
 #include "jitsym/base/PrintableText.h"
 

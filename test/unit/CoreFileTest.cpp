@@ -1,6 +1,7 @@
 // The memory map of an ELF core file: synthetic cores built in memory, and one
 // real core written by gdb's gcore when it is available.
 #include "jitsym/formats/CoreFile.h"
+#include "jitsym/plan/Regions.h"
 
 #include <gtest/gtest.h>
 

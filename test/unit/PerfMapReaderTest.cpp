@@ -3,7 +3,7 @@
 #include "TempDir.h"
 #include "jitsym/files/PerfMapReader.h"
 #include "jitsym/symbols/SymbolTable.h"
-#include "jitsym/symbols/TableSink.h"
+#include "jitsym/files/TableSink.h"
 
 #include <gtest/gtest.h>
 

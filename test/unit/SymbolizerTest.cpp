@@ -1,5 +1,5 @@
 // Address description and symbolication of free text.
-#include "jitsym/formats/Symbolizer.h"
+#include "jitsym/symbols/Symbolizer.h"
 
 #include <gtest/gtest.h>
 

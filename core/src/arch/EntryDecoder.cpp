@@ -218,4 +218,17 @@ EntryRule aarch64EntryRule(llvm::ArrayRef<uint8_t> code) {
   return {};
 }
 
+EntryRule entryRuleAt(const Architecture &arch, llvm::ArrayRef<uint8_t> code) {
+  if (code.empty())
+    return {};
+  code = code.take_front(kFramePointerProbeBytes);
+  switch (arch.id) {
+  case ArchId::X86_64:
+    return x86_64EntryRule(code);
+  case ArchId::AArch64:
+    return aarch64EntryRule(code);
+  }
+  return {};
+}
+
 } // namespace jitsym

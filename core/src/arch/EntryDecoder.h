@@ -1,12 +1,12 @@
 // How a function entry keeps a frame pointer, per architecture (the x86-64
-// and aarch64 prologues, FramePointer.h says what each answer means),
+// and aarch64 prologues, EntryRule.h says what each answer means),
 // decoded with LLVM's disassemblers (the ones LLDB uses).
 #pragma once
 
 #include <cstdint>
 
 #include "jitsym/arch/Architecture.h"
-#include "jitsym/plan/FramePointer.h"
+#include "jitsym/arch/EntryRule.h"
 #include "llvm/ADT/ArrayRef.h"
 
 namespace jitsym {

@@ -2,9 +2,10 @@
 #include "jitsym/files/SymbolSource.h"
 
 #include "jitsym/arch/Architecture.h"
+#include "jitsym/files/JitdumpReader.h"
 #include "jitsym/symbols/JitdumpSymbols.h"
 #include "jitsym/files/PerfMapReader.h"
-#include "jitsym/symbols/TableSink.h"
+#include "jitsym/files/TableSink.h"
 
 namespace jitsym {
 namespace {

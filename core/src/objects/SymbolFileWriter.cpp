@@ -50,4 +50,16 @@ bool lldbMisreadsJsonOfSize(uint64_t bytes) {
   return bytes >= kMappedFrom && bytes % kPage == 0;
 }
 
+std::vector<SectionSpec> sectionsOf(const std::vector<PlannedRegion> &regions) {
+  std::vector<SectionSpec> sections;
+  for (const PlannedRegion &region : regions) {
+    SectionSpec spec;
+    spec.name = ".jit" + std::to_string(sections.size());
+    spec.address = region.section.start;
+    spec.size = region.section.end - region.section.start;
+    sections.push_back(std::move(spec));
+  }
+  return sections;
+}
+
 } // namespace jitsym

@@ -1,26 +1,12 @@
-// Which code keeps a frame pointer: each architecture's entry decoder
-// (src/arch/EntryDecoder.cpp), and the ranges a region's rule covers.
+// Which code of a region gets the frame-pointer rule, from what its
+// functions' entries say (arch/EntryRule.h).
 #include "jitsym/plan/FramePointer.h"
 
 #include <algorithm>
 #include <optional>
 
-#include "../arch/EntryDecoder.h"
 
 namespace jitsym {
-
-EntryRule entryRuleAt(const Architecture &arch, llvm::ArrayRef<uint8_t> code) {
-  if (code.empty())
-    return {};
-  code = code.take_front(kFramePointerProbeBytes);
-  switch (arch.id) {
-  case ArchId::X86_64:
-    return x86_64EntryRule(code);
-  case ArchId::AArch64:
-    return aarch64EntryRule(code);
-  }
-  return {};
-}
 
 FramePointerCode framePointerRanges(const AddressRange &section,
                                     std::vector<FunctionEntry> functions,

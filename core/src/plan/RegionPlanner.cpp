@@ -144,18 +144,6 @@ UuidBytes planUuid(const SymbolTable &table, const std::vector<PlannedRegion> &r
   return uuidFromName(std::string(salt) + text);
 }
 
-std::vector<SectionSpec> sectionsOf(const std::vector<PlannedRegion> &regions) {
-  std::vector<SectionSpec> sections;
-  for (const PlannedRegion &region : regions) {
-    SectionSpec spec;
-    spec.name = ".jit" + std::to_string(sections.size());
-    spec.address = region.section.start;
-    spec.size = region.section.end - region.section.start;
-    sections.push_back(std::move(spec));
-  }
-  return sections;
-}
-
 std::string RegionFiles::directory(const AddressRange &section,
                                    std::optional<uint32_t> generation) {
   char name[48];

@@ -14,35 +14,10 @@
 #include <string>
 #include <vector>
 
+#include "jitsym/formats/SnapshotDescription.h"
 #include "llvm/Support/Error.h"
 
 namespace jitsym {
-
-struct DescriptorAt {
-  int fd = -1;
-  uint64_t offset = 0;
-};
-
-struct Snapshot {
-  std::string directory;
-  uint64_t pid = 0;
-  uint64_t namespacedPid = 0;
-  uint64_t startTime = 0; // clock ticks since boot, as ProcessIdentity
-  std::optional<uint32_t> uid;
-  std::string executable;  // /proc/PID/exe
-  std::string commandLine; // arguments joined by spaces
-  std::string bootId;      // /proc/sys/kernel/random/boot_id
-  int64_t takenAt = 0;     // seconds since the epoch
-  // Paths of the saved files (inside `directory`); empty when there was none.
-  std::string maps;
-  std::string perfMap;
-  std::string jitdump;
-  std::string perfMapSource; // where they were found in the process
-  std::string jitdumpSource;
-  // The process's descriptors on its jitdump and where they stood: records
-  // past the file's end were still in the runtime's stdio buffer.
-  std::vector<DescriptorAt> jitdumpDescriptors;
-};
 
 struct SnapshotOptions {
   bool force = false;               // copy files not owned by the process's user or root

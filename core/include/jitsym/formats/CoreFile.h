@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "jitsym/formats/MemoryMap.h"
-#include "jitsym/plan/Regions.h"
+#include "jitsym/base/AddressRange.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "jitsym/plan/RegionPlanner.h"
 #include "jitsym/symbols/SymbolTable.h"
 
 namespace jitsym {
@@ -40,5 +41,11 @@ std::string renderSymbolFile(const SymbolFileSpec &spec, const SymbolTable &tabl
 // `target symbols add` answers "multiple modules match". A rendered file of
 // such a size gets one more byte of whitespace.
 bool lldbMisreadsJsonOfSize(uint64_t bytes);
+
+// The sections of a JSON file that describes `regions` (named .jit0, .jit1, ...).
+// They stay code sections when they hold data symbols: LLDB 22 resolves symbols
+// by the symbol's type, not the section's (a JSON symbol file's sections are
+// not even the module's), so the symbol type is what keeps breakpoints off.
+std::vector<SectionSpec> sectionsOf(const std::vector<PlannedRegion> &regions);
 
 } // namespace jitsym

@@ -28,7 +28,6 @@
 #include <vector>
 
 #include "jitsym/plan/Regions.h"
-#include "jitsym/objects/SymbolFileWriter.h"
 #include "jitsym/symbols/SymbolTable.h"
 #include "jitsym/plan/Uuid.h"
 
@@ -105,12 +104,6 @@ inline UuidBytes regionUuid(const SymbolTable &table, const PlannedRegion &regio
                             std::string_view salt) {
   return planUuid(table, {region}, salt);
 }
-
-// The sections of a JSON file that describes `regions` (named .jit0, .jit1, ...).
-// They stay code sections when they hold data symbols: LLDB 22 resolves symbols
-// by the symbol's type, not the section's (a JSON symbol file's sections are
-// not even the module's), so the symbol type is what keeps breakpoints off.
-std::vector<SectionSpec> sectionsOf(const std::vector<PlannedRegion> &regions);
 
 // The files of a region, relative to the directory it is written into. Each
 // region has a directory of its own so that its object can be called just

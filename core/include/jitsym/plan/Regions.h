@@ -7,22 +7,10 @@
 #include <optional>
 #include <vector>
 
+#include "jitsym/base/AddressRange.h"
 #include "jitsym/formats/MemoryMap.h"
 
 namespace jitsym {
-
-struct AddressRange {
-  uint64_t start = 0;
-  uint64_t end = 0;
-  bool contains(uint64_t a) const { return a >= start && a < end; }
-  // Whether one of `addresses` (ascending) lies in the range.
-  bool containsAny(const std::vector<uint64_t> &addresses) const {
-    auto it = std::lower_bound(addresses.begin(), addresses.end(), start);
-    return it != addresses.end() && *it < end;
-  }
-  bool operator==(const AddressRange &o) const { return start == o.start && end == o.end; }
-  bool operator!=(const AddressRange &o) const { return !(*this == o); }
-};
 
 // Whether `m` maps, executable, file pages that another executable mapping of
 // the same file maps elsewhere: V8 (Node 22 and later, Deno) copies its

@@ -8,7 +8,7 @@
 #include <string_view>
 #include <unordered_map>
 
-#include "jitsym/plan/FramePointer.h"
+#include "jitsym/arch/EntryRule.h"
 
 namespace jitsym {
 

@@ -22,7 +22,7 @@
 #include <unordered_set>
 #include <vector>
 
-#include "jitsym/files/JitdumpReader.h"
+#include "jitsym/formats/JitdumpSink.h"
 #include "jitsym/symbols/LineTables.h"
 #include "jitsym/symbols/SymbolTable.h"
 #include "jitsym/symbols/UnwindTables.h"

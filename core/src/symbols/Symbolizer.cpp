@@ -1,5 +1,5 @@
 // Address description and crash-log symbolication.
-#include "jitsym/formats/Symbolizer.h"
+#include "jitsym/symbols/Symbolizer.h"
 
 #include "jitsym/base/HexText.h"
 #include "jitsym/base/PrintableText.h"
