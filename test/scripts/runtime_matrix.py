@@ -4,21 +4,23 @@
 runtime's own file. One LLDB session per cell (runtime x mode) serves all its
 checks:
 
-  named        at a stop in native code the JIT code calls (Node: uv_hrtime;
-               Deno, Bun: libc's gethostname; lli: usleep), every frame of the
-               stopped thread whose PC lies in a function of the runtime's file
-               is named by LLDB (module jit) as the file names it (control
+  named        at a stop in native code the program calls (Node: uv_hrtime;
+               Deno, Bun: libc's gethostname; lli: usleep; the JVMs:
+               sched_yield through Thread.yield()), every frame of the stopped
+               thread whose PC lies in a function of the runtime's file is
+               named by LLDB (module jit) as the file names it (control
                characters escaped as jitsym shows them); and the program's
-               functions top, outerLoop, middle and leaf are among those frames,
-               in the order of the runtime's own stack trace (the program
-               prints `new Error().stack`).
+               functions top, outerLoop, middle and leaf are among those
+               frames, in the order of the runtime's own stack trace (which
+               the program prints).
   main         the backtrace of that stop reaches the program's root
                (`main`, `__libc_start_call_main`, `_start`, `start_thread`).
-  breakpoint   `breakpoint set -n leaf` (the name users type), set before the
-               code exists, stops, and one of its stops is in optimized code
-               (V8's `*`/`+` tiers, JavaScriptCore's DFG/FTL); the locations
-               in baseline code are disabled as they are hit, so the run goes
-               on until the optimized code's first call.
+  breakpoint   `breakpoint set -n leaf` (the name users type; lli: middle_fn,
+               the JVMs: Leaf.leaf), set before the code exists, stops, and
+               one of its stops is in optimized code (V8's `*`/`+` tiers,
+               JavaScriptCore's DFG/FTL, HotSpot's C2, [tier 4]); a location
+               in other code is disabled once hit, so the run goes on until
+               the optimized code's first call.
   lookup       `image lookup -a` on addresses sampled from the file's
                functions in executable memory (not V8's bytecode) agrees with
                the file's name.
@@ -31,7 +33,9 @@ run; one that passes is shown as XPASS and fails it, so the list stays true.
 The table is printed and written to --out.
 
 usage: runtime_matrix.py BUILD_DIR [--out FILE] [--only KEY[,KEY...]]
-         [--modes map,jitdump] [--verbose]
+         [--modes map,jitdump] [--slow] [--verbose]
+(keys: node20 node22 node24 node26 deno bun lli22 hotspot17 temurin25;
+$RUNTIME_MATRIX_KEEP, a directory: a crashed JVM's hs_err report is copied there)
 """
 import argparse
 import glob
@@ -100,11 +104,21 @@ def llvm_function(name):
     return (name, "")
 
 
+# The JVMTI agent's names, with its `tier` option: "int Leaf.leaf(int) [tier 4]"
+HOTSPOT_NAME = re.compile(r"^(?:\S+ )?(?:[\w$]+\.)*([\w$<>]+)\(.*?\)(?: \[tier (\d)\])?$")
+
+
+def hotspot_function(name):
+    m = HOTSPOT_NAME.match(name)
+    return (m.group(1), m.group(2) or "") if m else None
+
+
 ENGINES = {
     # the function a code name is for, and whether its tier is optimized code
     "v8": (v8_function, v8_optimized),
     "jsc": (jsc_function, jsc_optimized),
     "llvm": (llvm_function, lambda tier: True),
+    "hotspot": (hotspot_function, lambda tier: tier == "4"),  # C2
 }
 
 class Mode:
@@ -116,24 +130,31 @@ class Mode:
     17,000 stops, 40 s, before the program's first line; --slow sets it
     before `run` there too)."""
 
-    def __init__(self, name, args=(), env=None, breakpoint_at_start=True):
+    def __init__(self, name, args=(), env=None, breakpoint_at_start=True, flush=False):
         self.name, self.args, self.env = name, list(args), env or {}
         self.breakpoint_at_start = breakpoint_at_start
+        # the runtime writes its file through a stdio buffer (V8's jitdump)
+        self.flush = flush
 
 
 V8_MODES = (Mode("map", ["--perf-basic-prof", "--interpreted-frames-native-stack"]),
             Mode("jitdump", ["--perf-prof", "--interpreted-frames-native-stack"],
-                 breakpoint_at_start=False))
+                 breakpoint_at_start=False, flush=True))
 DENO_MODES = (Mode("map", ["--v8-flags=--perf-basic-prof,--interpreted-frames-native-stack"]),
               Mode("jitdump", ["--v8-flags=--perf-prof,--interpreted-frames-native-stack"],
-                   breakpoint_at_start=False))
+                   breakpoint_at_start=False, flush=True))
+# The JVMTI agent: a jitdump always, a perf map too with `perfmap` (the map is
+# what the map cell checks against); `tier` names C2's code [tier 4].
+AGENT = "-agentpath:{build}/lib/libjitsym-jvmti.so=dir={dir},quiet,tier"
+HOTSPOT_MODES = (Mode("map", [AGENT + ",perfmap"]), Mode("jitdump", [AGENT]))
 
 
 class Runtime:
     def __init__(self, key, label, binary, engine, modes, argv, native, typed,
                  roots=("main", "__libc_start_call_main", "__libc_start_main", "_start",
                         "start_thread"),
-                 stack_trace=True, env=None, settings=(), native_calls=40):
+                 stack_trace=True, env=None, settings=(), native_calls=40, thread_name=None,
+                 needs=()):
         self.key, self.label, self.binary, self.engine = key, label, binary, engine
         self.modes, self.argv, self.native, self.typed = modes, argv, native, typed
         self.roots, self.stack_trace = roots, stack_trace
@@ -142,12 +163,21 @@ class Runtime:
         # code exists by then, and the program's functions are still frames
         # of their own
         self.native_calls = native_calls
+        # the program's thread, when it is not the process's first
+        self.thread_name = thread_name
+        self.needs = needs  # other programs it needs (javac)
 
 
-# argv: the command line after the binary, from the cell's directory and the
-# mode's flags.
+# argv: the command line after the binary, from the mode's flags; `{dir}`
+# (the cell's directory), `{build}` and `{classes}` (Prog.java compiled) in
+# it are filled in.
 def js_argv(iterations, *before):
-    return lambda workdir, mode_args: list(before) + mode_args + [JS_PROGRAM, str(iterations)]
+    return lambda mode_args: list(before) + mode_args + [JS_PROGRAM, str(iterations)]
+
+
+def java_argv(iterations):
+    return lambda mode_args: (["-XX:+PreserveFramePointer"] + mode_args +
+                              ["-cp", "{classes}", "Prog", str(iterations)])
 
 
 RUNTIMES = [
@@ -175,13 +205,29 @@ RUNTIMES = [
             js_argv(5000000), "gethostname", "leaf", env={"NO_COLOR": "1"}),
     Runtime("lli22", "lli-22 (MCJIT)", system_binary("/usr/lib/llvm-22/bin/lli"), "llvm",
             (Mode("jitdump", env={"JITDUMPDIR": "{dir}"}),),
-            lambda workdir, mode_args: ["--jit-kind=mcjit", os.path.join(INPUTS, "llvm", "mcjit.ll")],
+            lambda mode_args: ["--jit-kind=mcjit", os.path.join(INPUTS, "llvm", "mcjit.ll")],
             "usleep", "middle_fn", stack_trace=False,
             settings=("settings set plugin.jit-loader.gdb.enable off",)),
+    Runtime("hotspot17", "HotSpot {version} (Debian)",
+            system_binary("/usr/lib/jvm/java-17-openjdk-amd64/bin/java"), "hotspot",
+            HOTSPOT_MODES, java_argv(2000000), "sched_yield", "Leaf.leaf",
+            thread_name="java", needs=("javac",)),
+    Runtime("temurin25", "Temurin {version}",
+            system_binary(os.environ.get("JITSYM_JDK25", "/usr/lib/jvm/temurin-25-jdk-amd64") +
+                          "/bin/java"), "hotspot",
+            HOTSPOT_MODES, java_argv(2000000), "sched_yield", "Leaf.leaf",
+            thread_name="java", needs=("javac",)),
 ]
 
 # (runtime key, mode, check) -> why: a known product gap the matrix shows as XFAIL.
-EXPECTED_FAILURES = {}
+HOTSPOT_BREAKPOINT_GAP = (
+    "`b Leaf.leaf` never stops in a JVM: with the agent's `tier` option its names "
+    "('int Leaf.leaf(int) [tier 4]') get no typed name (RuntimeNames' javaName wants "
+    "')' last); without it the location is the nmethod's first byte, the inline-cache "
+    "check of a virtual method, and calls through the vtable enter at the verified "
+    "entry point (+32 in C2's code) and never hit it")
+EXPECTED_FAILURES = {(key, mode, "breakpoint"): HOTSPOT_BREAKPOINT_GAP
+                     for key in ("hotspot17", "temurin25") for mode in ("map", "jitdump")}
 
 
 # ---------------------------------------------------------------------------
@@ -322,8 +368,11 @@ class Frame:
 
 
 class Cell:
-    def __init__(self, runtime, mode, args, env, typed_before_run, build, workdir, verbose):
-        self.runtime, self.mode, self.args, self.env = runtime, mode, args, env
+    def __init__(self, runtime, mode, build, workdir, classes, options):
+        self.runtime, self.mode, self.args, self.env = runtime, mode.name, mode.args, mode.env
+        self.flush, self.classes = mode.flush, classes
+        typed_before_run = mode.breakpoint_at_start or options.slow
+        verbose = options.verbose
         self.typed_before_run = typed_before_run
         self.build, self.workdir, self.verbose = build, workdir, verbose
         self.jitsym = os.path.join(build, "bin", "jitsym")
@@ -343,7 +392,8 @@ class Cell:
             print("  [%s %s] %s" % (self.runtime.key, self.mode, text), flush=True)
 
     def expand(self, text):
-        return text.replace("{dir}", self.workdir)
+        return (text.replace("{dir}", self.workdir).replace("{build}", self.build)
+                .replace("{classes}", self.classes or ""))
 
     # -- the session ---------------------------------------------------------
 
@@ -368,11 +418,14 @@ class Cell:
         if self.typed_before_run:
             self.set_typed_breakpoint(target)
         native = target.BreakpointCreateByName(self.runtime.native)
-        native.SetThreadIndex(1)  # the main thread only
+        if self.runtime.thread_name:  # the program's thread only
+            native.SetThreadName(self.runtime.thread_name)
+        else:
+            native.SetThreadIndex(1)
         self.native_armed = not self.runtime.stack_trace
         self.native_id = native.GetID()
 
-        argv = self.runtime.argv(self.workdir, self.args)
+        argv = [self.expand(a) for a in self.runtime.argv(self.args)]
         info = lldb.SBLaunchInfo(argv)
         info.SetWorkingDirectory(self.workdir)
         env = ["%s=%s" % (k, self.expand(v)) for k, v in
@@ -398,6 +451,24 @@ class Cell:
                 process.Kill()
             with open(self.stdout_path, errors="replace") as f:
                 self.stdout = f.read()
+            if self.frames is None:
+                state = lldb.SBDebugger.StateAsCString(process.GetState())
+                status = process.GetExitStatus() if process.GetState() == lldb.eStateExited \
+                    else None
+                err = read_text(os.path.join(self.workdir, "stderr.txt")).strip().splitlines()
+                self.notes.append("no native stop: the process %s%s; stdout %d lines%s" % (
+                    state, "" if status is None else " (status %d)" % status,
+                    len(self.stdout.splitlines()), "; stderr ends: " + err[-1] if err else ""))
+                self.log("stdout:\n" + self.stdout + "\nlldb.log:\n" +
+                         read_text(os.path.join(self.workdir, "lldb.log")))
+                for report in glob.glob(os.path.join(self.workdir, "hs_err_pid*.log")):
+                    # the JVM's crash report: the crashing frames, in the notes
+                    text = read_text(report)
+                    stack = re.search(r"Native frames:.*?\n\n", text, re.S)
+                    self.notes.append("the JVM crashed: " + (
+                        stack.group(0).strip().replace("\n", " | ") if stack else report))
+                    if os.path.isdir(os.environ.get("RUNTIME_MATRIX_KEEP", "")):
+                        shutil.copy(report, os.environ["RUNTIME_MATRIX_KEEP"])
             perf_map = "/tmp/perf-%d.map" % self.pid
             if os.path.exists(perf_map):
                 os.unlink(perf_map)
@@ -425,7 +496,7 @@ class Cell:
             elif bp_id == self.native_id and not self.native_armed:
                 # The runtime calls it on its own too (Node's bootstrap): the
                 # program's calls are those after its stack trace is printed.
-                if "Error: leaf" in read_text(self.stdout_path):
+                if re.search(r"(Error|Throwable): leaf", read_text(self.stdout_path)):
                     self.native_armed = True
                     if self.typed_id is None:
                         self.set_typed_breakpoint(target)
@@ -499,7 +570,7 @@ class Cell:
             pc = f.GetPC()
             frames.append(Frame(i, pc, module, f.GetSymbol().GetName() or "",
                                 self.in_other_module(pc if i == 0 else pc - 1)))
-        if self.mode == "jitdump":
+        if self.flush:
             # V8 writes its jitdump through a 2 MiB stdio buffer: what it
             # wrote last is not in the file yet (jitsym reads it from the
             # buffer). The oracle is the file: flush the runtime's FILEs now
@@ -518,8 +589,10 @@ class Cell:
                    else read_jitdump(self.file_path))
         index = FileIndex(entries)
         jit_memory = [f for f in frames if not f.other_module and f.index > 0]
-        if any(index.at(f.lookup_pc) is None for f in jit_memory):
-            self.log("the file does not cover the stack yet")
+        uncovered = [f for f in jit_memory if index.at(f.lookup_pc) is None]
+        if uncovered:
+            self.log("the file does not cover the stack yet: %s" % ", ".join(
+                "#%d 0x%x %s`%s" % (f.index, f.pc, f.module, f.name) for f in uncovered))
             return False
         self.frames, self.native_file = frames, index
         if self.verbose:
@@ -577,7 +650,8 @@ class Cell:
                 names = {c.name for c in index.covering(address)}
                 if len(names) == 1:
                     chosen.append(address)
-            user = [e for e in eligible if (self.function(e.name) or ("",))[0] == self.runtime.typed]
+            leaf = self.runtime.typed.split(".")[-1]
+            user = [e for e in eligible if (self.function(e.name) or ("",))[0] == leaf]
             chosen.extend(e.start + e.size // 2 for e in user[:2])
         if self.mode == "jitdump":
             self.jitdump_names.update(jitsym_lookup(self.jitsym, self.file_path, chosen))
@@ -659,6 +733,8 @@ class Cell:
         if self.runtime.engine == "v8":
             return re.search(r"Builtins?[_:]Interpreter(EntryTrampoline|EnterAtBytecode|"
                              r"EnterAtNextBytecode)$", frame.name) is not None
+        if self.runtime.engine == "hotspot":
+            return frame.name == "Interpreter"
         if self.runtime.engine == "jsc":
             return frame.other_module and frame.module == os.path.basename(
                 self.runtime.binary(self.build))
@@ -671,7 +747,8 @@ class Cell:
             return ["leaf_fn", "middle_fn", "outer_fn", "main"]
         # "at leaf (FILE:LINE:COL)"; V8 names a call through an array element
         # "Array.leaf"
-        names = re.findall(r"^\s*at (?:[\w$<>]+\.)*([\w$<>]+) \(", self.stdout, re.M)
+        # "Array.leaf"; the JVM "at Leaf.leaf(Prog.java:52)"
+        names = re.findall(r"^\s*at (?:[\w$<>]+\.)*([\w$<>]+) ?\(", self.stdout, re.M)
         return [n for n in names if n in USER_FUNCTIONS]
 
     def check_main(self):
@@ -743,8 +820,8 @@ def user_breakpoint(process):
 
 def run_cell(runtime, mode, build, root, options):
     workdir = tempfile.mkdtemp(prefix="%s-%s-" % (runtime.key, mode.name), dir=root)
-    cell = Cell(runtime, mode.name, mode.args, mode.env,
-                mode.breakpoint_at_start or options.slow, build, workdir, options.verbose)
+    classes = java_classes(root) if runtime.engine == "hotspot" else None
+    cell = Cell(runtime, mode, build, workdir, classes, options)
     started = time.monotonic()
     try:
         cell.run()
@@ -768,13 +845,24 @@ def run_cell(runtime, mode, build, root, options):
     return outcomes, cell.notes, seconds
 
 
+def java_classes(root):
+    """Prog.java compiled once for every JVM (class files of Java 17)."""
+    classes = os.path.join(root, "java-classes")
+    if not os.path.isdir(classes):
+        subprocess.run([shutil.which("javac"), "--release", "17", "-d", classes,
+                        os.path.join(INPUTS, "runtimes", "Prog.java")], check=True)
+    return classes
+
+
 def label(runtime, build):
     """The runtime's name in the table; a system runtime's with its version."""
     if "{version}" not in runtime.label:
         return runtime.label
     try:
-        version = subprocess.run([runtime.binary(build), "--version"], capture_output=True,
-                                 text=True, timeout=30).stdout.strip().lstrip("v")
+        out = subprocess.run([runtime.binary(build), "--version"], capture_output=True,
+                             text=True, timeout=30).stdout
+        found = re.search(r"\d+(\.\d+)+", out)  # "v20.20.2", "openjdk 17.0.17 2025-10-21"
+        version = found.group(0) if found else "?"
     except OSError:
         version = "?"
     return runtime.label.format(version=version)
@@ -787,6 +875,9 @@ def skipped_reason(runtime, build):
                else "not installed")
         return "not installed: %s (%s)" % (os.path.relpath(binary, build)
                                            if binary.startswith(build) else binary, how)
+    for program in runtime.needs:
+        if not shutil.which(program):
+            return "not installed: %s" % program
     return None
 
 
