@@ -818,6 +818,9 @@ def user_breakpoint(process):
 # ---------------------------------------------------------------------------
 # The table.
 
+EXPECTED_SEEN = {}  # why -> the cells it is the reason of
+
+
 def run_cell(runtime, mode, build, root, options):
     workdir = tempfile.mkdtemp(prefix="%s-%s-" % (runtime.key, mode.name), dir=root)
     classes = java_classes(root) if runtime.engine == "hotspot" else None
@@ -837,6 +840,7 @@ def run_cell(runtime, mode, build, root, options):
         why = EXPECTED_FAILURES.get((runtime.key, mode.name, check))
         if why and outcome.status == "FAIL":
             outcome.status = "XFAIL"
+            EXPECTED_SEEN.setdefault(why, []).append("%s %s" % (runtime.key, mode.name))
         elif why:
             outcome.status = "XPASS"
             cell.notes.append("%s passes: remove it from EXPECTED_FAILURES" % check)
@@ -939,6 +943,8 @@ def main():
         shutil.rmtree(root, ignore_errors=True)
     text = "runtime matrix (test/scripts/runtime_matrix.py): %.0f s\n\n%s\n" % (
         time.monotonic() - started, format_table(rows))
+    for why, cells in EXPECTED_SEEN.items():
+        notes.append("XFAIL (%s): %s" % (", ".join(cells), why))
     if notes:
         text += "\n" + "\n".join(notes) + "\n"
     print(text, end="")
