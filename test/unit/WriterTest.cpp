@@ -272,3 +272,37 @@ TEST_F(WriterTest, CodePastReadableMemoryIsCutNotRead) {
   EXPECT_EQ(std::get<JitCodeLoad>(first.record.body).codeSize, uint64_t(page + page / 2));
   ::munmap(mapping, 4 * page);
 }
+
+// The range of a stub HotSpot was still generating ran from its code heap to
+// the top of the address space: past the heap's committed end (PROT_NONE),
+// then through readable memory again. Reading stops at the first page it
+// cannot read, whatever lies beyond (a search by halves found readable pages
+// past the hole and read into it), also past the 256 pages one call asks.
+TEST_F(WriterTest, CodeIsCutAtItsFirstUnreadablePageNotItsLast) {
+  const long page = ::sysconf(_SC_PAGESIZE);
+  const long pages = 600;
+  void *mapping = ::mmap(nullptr, pages * page, PROT_READ | PROT_WRITE,
+                         MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  ASSERT_NE(mapping, MAP_FAILED);
+  char *memory = static_cast<char *>(mapping);
+  ASSERT_EQ(::mprotect(memory + 300 * page, page, PROT_NONE), 0); // the hole, in the second call
+  ASSERT_EQ(jitsym_jitdump_init(dir.path().c_str()), JITSYM_OK);
+  EXPECT_EQ(jitsym_jitdump_write(memory + 16, pages * page - 32, "through a hole", nullptr, 0),
+            JITSYM_OK);
+  EXPECT_EQ(jitsym_jitdump_write(memory + 400 * page, 100 * page, "after it", nullptr, 0),
+            JITSYM_OK);
+  jitsym_jitdump_fini();
+  const std::string bytes = readFile(dumpPath(::getpid()));
+  std::string_view rest = std::string_view(bytes).substr(kJitdumpHeaderSize);
+  std::vector<uint64_t> sizes;
+  while (!rest.empty()) {
+    JitdumpRecordParse record = parseJitdumpRecord(rest, false);
+    if (record.kind != JitdumpRecordParse::Complete)
+      break;
+    if (const auto *load = std::get_if<JitCodeLoad>(&record.record.body))
+      sizes.push_back(load->codeSize);
+    rest.remove_prefix(record.record.size);
+  }
+  EXPECT_EQ(sizes, (std::vector<uint64_t>{uint64_t(300 * page - 16), uint64_t(100 * page)}));
+  ::munmap(mapping, pages * page);
+}

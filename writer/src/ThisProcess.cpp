@@ -46,20 +46,20 @@ time_t processStartSeconds() {
 
 namespace {
 
-// Whether the byte at `address` can be read: 1 when it can, 0 when it cannot,
-// -1 when the kernel cannot be asked (process_vm_readv refused or missing).
-int byteReadable(uint64_t address) {
-  char byte;
-  iovec local{&byte, 1};
-  iovec remote{reinterpret_cast<void *>(address), 1};
-  const ssize_t n = ::process_vm_readv(::getpid(), &local, 1, &remote, 1, 0);
-  if (n == 1)
-    return 1;
-  return errno == EFAULT ? 0 : -1;
-}
+// Pages asked about per process_vm_readv call: one byte of each, 1 MiB of
+// 4 KiB pages in one call, a 4 KiB array of iovecs on the stack.
+constexpr size_t kPagesPerCall = 256;
 
 } // namespace
 
+// Page by page from the start, never by halves: the range may run through
+// several mappings with holes between (HotSpot's replay reported a stub
+// from its code heap to the top of the address space: the heap's committed
+// end, an unmapped gap, then libraries and stacks that read fine), so no
+// page but the first unreadable one says where reading stops. One byte of
+// each page is one remote iovec; the kernel stops at the first it cannot
+// read and returns how many it did, so a call tells how many of its pages
+// lead readable.
 uint64_t readableLength(const void *address, uint64_t size) {
   if (size == 0)
     return 0;
@@ -68,21 +68,31 @@ uint64_t readableLength(const void *address, uint64_t size) {
   const uint64_t last = start + size - 1;
   if (last < start)
     return 0;
-  const int end = byteReadable(last);
-  if (end != 0)
-    return size; // readable, or the kernel cannot be asked: as before
-  if (byteReadable(start) != 1)
-    return 0;
-  // The first unreadable page, by halves: [good, bad) pages from the start's.
-  uint64_t good = start / page, bad = last / page;
-  while (bad - good > 1) {
-    const uint64_t mid = good + (bad - good) / 2;
-    if (byteReadable(mid * page) == 1)
-      good = mid;
-    else
-      bad = mid;
+  char bytes[kPagesPerCall];
+  iovec remote[kPagesPerCall];
+  uint64_t probe = start; // the start, then each later page's first byte
+  for (;;) {
+    size_t count = 0;
+    bool more = true;
+    while (count < kPagesPerCall) {
+      remote[count++] = {reinterpret_cast<void *>(probe), 1};
+      const uint64_t following = (probe / page + 1) * page;
+      if (following == 0 || following > last) { // 0: the top of the address space
+        more = false;
+        break;
+      }
+      probe = following;
+    }
+    iovec local{bytes, count};
+    const ssize_t n = ::process_vm_readv(::getpid(), &local, 1, remote, count, 0);
+    if (n < 0 && errno != EFAULT)
+      return size; // the kernel cannot be asked (seccomp, no such call): as before
+    const size_t readable = n < 0 ? 0 : static_cast<size_t>(n);
+    if (readable < count)
+      return reinterpret_cast<uint64_t>(remote[readable].iov_base) - start;
+    if (!more)
+      return size;
   }
-  return bad * page - start;
 }
 
 uint64_t monotonicNanoseconds() {
