@@ -18,6 +18,7 @@
 #include "JavaNames.h"
 #include "JitOutput.h"
 #include "JvmtiMethods.h"
+#include "StubEvents.h"
 #include "jitsym/writer/DebuggerHook.h"
 
 namespace jitsym::jvmti {
@@ -35,6 +36,9 @@ struct Agent {
 // process exits, after static destructors would have run.
 Agent *agent = nullptr;
 std::mutex startMutex;
+// Set on the thread running GenerateEvents(DYNAMIC_CODE_GENERATED): its
+// events are the replay, other threads' are live.
+thread_local bool replayingStubs = false;
 
 const char *errorName(jvmtiEnv *jvmti, jvmtiError error) {
   char *name = nullptr;
@@ -144,6 +148,12 @@ void JNICALL onCompiledMethodUnload(jvmtiEnv *, jmethodID method, const void *co
 void JNICALL onDynamicCodeGenerated(jvmtiEnv *, const char *name, const void *address,
                                     jint length) {
   if (agent && agent->output && address && length > 0) {
+    // A stub being generated as the replay lists it has no end: its length
+    // would run ~0.5 GiB past the code heap's committed end (StubEvents.h).
+    // It comes live once generated.
+    if (replayingStubs &&
+        replayedStubIsUnfinished(reinterpret_cast<uint64_t>(address), length))
+      return;
     writer::QuietAnnouncements quiet; // stubs: no compile stop for them
     agent->output->load(nullptr, reinterpret_cast<uint64_t>(address),
                         static_cast<uint64_t>(length), name ? name : "<stub>", {});
@@ -170,8 +180,10 @@ bool enableCodeEvents(jvmtiEnv *jvmti) {
 // that come meanwhile, are written when it ends.
 void generateEvents(jvmtiEnv *jvmti) {
   agent->output->holdWrites();
+  replayingStubs = true;
   check(jvmti, jvmti->GenerateEvents(JVMTI_EVENT_DYNAMIC_CODE_GENERATED),
         "GenerateEvents(DYNAMIC_CODE_GENERATED)");
+  replayingStubs = false;
   check(jvmti, jvmti->GenerateEvents(JVMTI_EVENT_COMPILED_METHOD_LOAD),
         "GenerateEvents(COMPILED_METHOD_LOAD)");
   agent->output->releaseWrites();

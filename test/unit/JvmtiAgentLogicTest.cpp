@@ -1,9 +1,11 @@
 // The JVMTI agent's pure parts: its option string, Java names from JVM
 // signatures (checked against names HotSpot's own perf map prints), and line
-// entries from HotSpot's pc descriptions.
+// entries from HotSpot's pc descriptions, and which replayed stubs are still
+// being generated.
 #include "AgentOptions.h"
 #include "JavaNames.h"
 #include "LineMapping.h"
+#include "StubEvents.h"
 
 #include <gtest/gtest.h>
 
@@ -114,4 +116,17 @@ TEST(LineMapping, EachLineStartsWhereThePreviousPcEnded) {
 
 TEST(LineMapping, NoPcsNoLines) {
   EXPECT_TRUE(linesBeforePcs(0x1000, 0x1040, {}).empty());
+}
+
+// Seen from Temurin 25 (the replay at VM init while its C2 thread generated
+// compiler stubs): "dilithiumAlmostNtt" at 0x7fffdf9a0000 with length
+// 543555584, i.e. (jint)(nullptr - begin); live, once generated, 4049 bytes.
+TEST(StubEvents, AStubWithoutAnEndIsUnfinished) {
+  EXPECT_TRUE(replayedStubIsUnfinished(0x7fffdf9a0000, 543555584));
+  EXPECT_TRUE(replayedStubIsUnfinished(0x7fffdf99ca80, 0x20663580));
+  // bit 31 of the address clear: the null end gives a negative length
+  const uint64_t low = 0x7f0812345678;
+  EXPECT_TRUE(replayedStubIsUnfinished(low, static_cast<int32_t>(0 - low)));
+  EXPECT_FALSE(replayedStubIsUnfinished(0x7fffdf9a0000, 4049));
+  EXPECT_FALSE(replayedStubIsUnfinished(0x7f08fb9c7240, 172));
 }
