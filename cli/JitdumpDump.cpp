@@ -121,6 +121,10 @@ public:
       out_ << ": pid " << unload->pid << " tid " << unload->tid << " code_addr "
            << llvm::format_hex(unload->codeAddress, 0) << " code_size "
            << llvm::format_hex(unload->codeSize, 0) << " code_index " << unload->codeIndex;
+    } else if (const auto *entry = std::get_if<JitCodeEntry>(&record.body)) {
+      out_ << ": pid " << entry->pid << " tid " << entry->tid << " code_addr "
+           << llvm::format_hex(entry->codeAddress, 0) << " entry_addr "
+           << llvm::format_hex(entry->entryAddress, 0);
     } else if (std::holds_alternative<std::monostate>(record.body)) {
       out_ << ": unknown id, skipped";
     }

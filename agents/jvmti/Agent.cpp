@@ -136,8 +136,13 @@ void JNICALL onCompiledMethodLoad(jvmtiEnv *jvmti, jmethodID method, jint codeSi
     const auto start = reinterpret_cast<uint64_t>(codeAddress);
     lines = linesBeforePcs(start, start + static_cast<uint64_t>(codeSize), std::move(pcs));
   }
+  // Where calls enter a virtual method's code: past its inline-cache check,
+  // which calls through a vtable skip (a breakpoint on its name goes there).
+  uint64_t entry = 0;
+  if (agent->nmethods)
+    entry = agent->nmethods->verifiedEntryOf(codeAddress).value_or(0);
   agent->output->load(method, reinterpret_cast<uint64_t>(codeAddress),
-                      static_cast<uint64_t>(codeSize), symbol, lines);
+                      static_cast<uint64_t>(codeSize), symbol, lines, entry);
 }
 
 void JNICALL onCompiledMethodUnload(jvmtiEnv *, jmethodID method, const void *codeAddress) {

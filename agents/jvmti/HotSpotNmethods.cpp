@@ -336,8 +336,17 @@ struct DescriptorLayout {
   uint64_t symbolBody = 0;  // Symbol::_body: the (modified UTF-8) bytes
 };
 
+// An nmethod's verified entry point: the address in nmethod's
+// _verified_entry_point (JDK 17, 21) or the code begin plus its
+// _verified_entry_offset (JDK 25).
+struct EntryLayout {
+  std::optional<uint64_t> pointer;
+  Integer offset;
+};
+
 struct Layout {
   NmethodLayout find;
+  std::optional<EntryLayout> entry;
   std::optional<LevelLayout> level;
   std::optional<DescriptorLayout> descriptor;
 };
@@ -405,6 +414,29 @@ public:
     if (level < l.minLevel || level > l.maxLevel)
       return std::nullopt;
     return static_cast<int>(level);
+  }
+
+  std::optional<uint64_t> verifiedEntryOf(const void *codeBegin) const override {
+    if (!layout_.entry)
+      return std::nullopt;
+    const auto begin = reinterpret_cast<uintptr_t>(codeBegin);
+    const std::optional<uintptr_t> nmethod = nmethodAt(begin);
+    if (!nmethod)
+      return std::nullopt;
+    uintptr_t entry = 0;
+    if (layout_.entry->pointer) {
+      entry = load<uintptr_t>(*nmethod + *layout_.entry->pointer);
+    } else {
+      const int64_t offset = loadInteger(*nmethod, layout_.entry->offset);
+      if (offset <= 0)
+        return std::nullopt;
+      entry = begin + static_cast<uint64_t>(offset);
+    }
+    // Inside the blob (nmethodAt checked its size against its heap block).
+    const int64_t size = loadInteger(*nmethod, layout_.find.blobSize);
+    if (entry <= begin || entry >= *nmethod + static_cast<uint64_t>(size))
+      return std::nullopt;
+    return entry;
   }
 
   // Why the reads are safe. The nmethod is a real one, alive (the caller's
@@ -657,6 +689,31 @@ std::optional<LevelLayout> levelLayout(const VmTables &tables, const NmethodLayo
   return l;
 }
 
+std::optional<EntryLayout> entryLayout(const VmTables &tables, const NmethodLayout &found,
+                                       std::vector<std::string> &missing) {
+  EntryLayout l;
+  if (tables.has({"nmethod"}, "_verified_entry_point")) {
+    const auto pointer = tables.pointerField({"nmethod"}, "_verified_entry_point", false, missing);
+    if (!pointer)
+      return std::nullopt;
+    l.pointer = pointer->offset;
+    if (*l.pointer + sizeof(uintptr_t) > found.nmethodSize) {
+      missing.push_back("an nmethod::_verified_entry_point understood");
+      return std::nullopt;
+    }
+    return l;
+  }
+  const auto offset = tables.integerField({"nmethod"}, "_verified_entry_offset", missing);
+  if (!offset)
+    return std::nullopt;
+  l.offset = *offset;
+  if (!inside(l.offset, found.nmethodSize)) {
+    missing.push_back("an nmethod::_verified_entry_offset understood");
+    return std::nullopt;
+  }
+  return l;
+}
+
 std::optional<DescriptorLayout> descriptorLayout(const VmTables &tables, const NmethodLayout &found,
                                                  std::vector<std::string> &missing) {
   const auto method = tables.pointerField({"nmethod", "CompiledMethod"}, "_method", false, missing);
@@ -722,7 +779,8 @@ std::unique_ptr<HotSpotNmethods> HotSpotNmethods::fromSymbols(const SymbolLookup
     return nullptr;
   }
   // The optional parts: what they lack is said, and only their queries fail.
-  std::vector<std::string> noLevel, noDescriptor;
+  std::vector<std::string> noLevel, noDescriptor, noEntry;
+  layout.entry = entryLayout(tables, layout.find, noEntry);
   layout.level = levelLayout(tables, layout.find, noLevel);
   layout.descriptor = descriptorLayout(tables, layout.find, noDescriptor);
   if (!noLevel.empty())
@@ -730,6 +788,9 @@ std::unique_ptr<HotSpotNmethods> HotSpotNmethods::fromSymbols(const SymbolLookup
   if (!noDescriptor.empty())
     error += (error.empty() ? "" : "; ") +
              listed("no descriptors: this JVM's VMStructs lacks", noDescriptor);
+  if (!noEntry.empty())
+    error += (error.empty() ? "" : "; ") +
+             listed("no entry points: this JVM's VMStructs lacks", noEntry);
   return std::make_unique<VmStructsNmethods>(layout);
 }
 

@@ -1,6 +1,7 @@
 // What HotSpot knows about its compiled methods (nmethods) and JVMTI does not
 // report: the compilation tier (comp_level: 0 native wrapper, 1-3 C1, 4 C2)
-// and the true name and descriptor of the Method compiled. JVMTI gives the
+// and the true name and descriptor of the Method compiled, and where calls
+// enter its code (the verified entry point). JVMTI gives the
 // method-handle intrinsics (MethodHandle.linkToStatic, linkToSpecial,
 // invokeBasic... wrappers, one Method per erased signature) one shared
 // jmethodID, so it names them all alike, even with the wrong method name.
@@ -55,6 +56,14 @@ public:
   // e.g. `codeBegin` is the code address of a CompiledMethodLoad event,
   // during that event.
   virtual std::optional<CompiledMethodName> methodOf(const void *codeBegin) const = 0;
+
+  // The verified entry point of the nmethod whose code starts at
+  // `codeBegin`, when it is after codeBegin: the code before it checks the
+  // receiver's class against an inline cache (a virtual method's), and
+  // every call passes the verified entry (calls through a vtable and direct
+  // calls enter there; inline-cached calls fall through into it after the
+  // check). nullopt when it cannot be established. Reads only the code heap.
+  virtual std::optional<uint64_t> verifiedEntryOf(const void *codeBegin) const = 0;
 };
 
 } // namespace jitsym::jvmti

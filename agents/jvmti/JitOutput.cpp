@@ -43,13 +43,13 @@ void JitOutput::releaseWrites() {
 }
 
 void JitOutput::load(const void *owner, uint64_t address, uint64_t size, std::string_view name,
-                     const std::vector<DebugLineFields> &lines) {
+                     const std::vector<DebugLineFields> &lines, uint64_t entry) {
   std::lock_guard<std::mutex> lock(mutex_);
   if (closed_)
     return;
   if (!owner && dump_.holds(address, size, nullptr))
     return; // a stub replayed by GenerateEvents that is in the dump already
-  reportLocked(dump_.load(address, size, name, lines, owner), dumpPath_, dumpFailed_);
+  reportLocked(dump_.load(address, size, name, lines, owner, entry), dumpPath_, dumpFailed_);
   if (map_)
     reportLocked(map_->write(address, size, name), mapPath_, mapFailed_);
 }

@@ -31,8 +31,10 @@ public:
   // Code at [address, address + size) now holds `name`. `owner` identifies
   // what put it there (the jmethodID; null for stubs), for unload(). A stub
   // already written at the same address and size is not written again.
+  // `entry`: where every call enters the code, when not at `address` (the
+  // jitdump says so; a perf map cannot); 0 for none.
   void load(const void *owner, uint64_t address, uint64_t size, std::string_view name,
-            const std::vector<DebugLineFields> &lines);
+            const std::vector<DebugLineFields> &lines, uint64_t entry = 0);
   // `owner`'s code at `address` was freed. Written only when it is still the
   // code the dump last placed there.
   void unload(const void *owner, uint64_t address);

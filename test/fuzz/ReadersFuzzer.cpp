@@ -168,6 +168,10 @@ std::string describe(const JitdumpRecord &r) {
     for (uint64_t v : {uint64_t(unload->pid), uint64_t(unload->tid), unload->codeAddress,
                        unload->codeSize, unload->codeIndex})
       add(v);
+  } else if (const auto *entry = std::get_if<JitCodeEntry>(&r.body)) {
+    for (uint64_t v : {uint64_t(entry->pid), uint64_t(entry->tid), entry->codeAddress,
+                       entry->entryAddress})
+      add(v);
   } else if (std::holds_alternative<JitCodeClose>(r.body)) {
     out += " close";
   }

@@ -210,3 +210,38 @@ TEST(DebugObject, PrologueEndsAtTheFirstInstruction) {
   EXPECT_EQ(rows, (std::vector<uint64_t>{f, f + 0x10, g + 0x8}));
   EXPECT_EQ(prologueEnds, (std::vector<uint64_t>{f}));
 }
+
+// A function entered past its start (HotSpot's verified entry point, after a
+// virtual method's inline-cache check): the breakpoint goes there, in a row
+// of the line that covers it; an entry where no line is shown keeps it at the
+// start.
+TEST(DebugObject, PrologueEndsAtTheEntryPoint) {
+  LineTables lines;
+  const uint64_t f = kStart + 0x100, g = kStart + 0x400, h = kStart + 0x800;
+  lines.set(f, {{f, 3, 0, "Leaf.java"}, {f + 0x40, 4, 0, "Leaf.java"}});
+  lines.setEntryPoint(f, f + 0x20);
+  lines.set(g, {{g, 5, 0, "Leaf.java"}, {g + 0x20, 6, 0, "Leaf.java"}});
+  lines.setEntryPoint(g, g + 0x20); // a row starts there already
+  lines.set(h, {{h, 0, 0, "Leaf.java"}, {h + 0x40, 8, 0, "Leaf.java"}});
+  lines.setEntryPoint(h, h + 0x20); // in code with no line
+  auto parsed = build({{f, f + 0x80, "f"}, {g, g + 0x80, "g"}, {h, h + 0x80, "h"}}, lines);
+  ASSERT_TRUE(parsed);
+  std::vector<uint64_t> prologueEnds, rows;
+  for (const auto &unit : parsed->dwarf->compile_units())
+    if (const llvm::DWARFDebugLine::LineTable *table = parsed->dwarf->getLineTableForUnit(unit.get()))
+      for (const llvm::DWARFDebugLine::Row &row : table->Rows)
+        if (!row.EndSequence) {
+          rows.push_back(row.Address.Address);
+          if (row.PrologueEnd)
+            prologueEnds.push_back(row.Address.Address);
+        }
+  EXPECT_EQ(rows, (std::vector<uint64_t>{f, f + 0x20, f + 0x40, g, g + 0x20, h + 0x40}));
+  EXPECT_EQ(prologueEnds, (std::vector<uint64_t>{f + 0x20, g + 0x20}));
+  EXPECT_EQ(lineAt(*parsed, f + 0x28).Line, 3u); // the added row keeps the line
+  // The entry follows the code when it moves, and goes with its lines.
+  lines.move(f, f + 0x1000);
+  EXPECT_EQ(lines.entryPoint(f + 0x1000), f + 0x1020);
+  EXPECT_FALSE(lines.entryPoint(f));
+  lines.erase(g);
+  EXPECT_FALSE(lines.entryPoint(g));
+}

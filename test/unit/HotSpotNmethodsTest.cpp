@@ -98,6 +98,7 @@ Version jdk17() {
                                {"CodeBlob", "_code_begin", "address", 32},
                                {"CompiledMethod", "_method", "Method*", 112},
                                {"nmethod", "_comp_level", "int", 308},
+                               {"nmethod", "_verified_entry_point", "address", 224},
                                {"ConstMethod", "_name_index", "u2", 34},
                                {"ConstMethod", "_signature_index", "u2", 36}}),
           plus(kCommonTypes, {{"HeapBlock", 16, false, false},
@@ -120,6 +121,7 @@ Version jdk25() {
                                {"CodeBlob", "_code_offset", "int", 36},
                                {"nmethod", "_method", "Method*", 80},
                                {"nmethod", "_comp_level", "CompLevel", 216},
+                               {"nmethod", "_verified_entry_offset", "u2", 154},
                                {"ConstMethod", "_name_index", "u2", 36},
                                {"ConstMethod", "_signature_index", "u2", 38}}),
           plus(kCommonTypes, {{"HeapBlock", 8, false, false},
@@ -135,6 +137,7 @@ constexpr uint64_t kLog2Segment = 7, kSegment = 1 << kLog2Segment;
 constexpr uint64_t kFirstSegment = 4, kBlockSegments = 8;
 constexpr uint64_t kCodeAfterHeader = 32; // the constants section, say
 constexpr uint64_t kFill = 0xa5a5a5a5a5a5a5a5;
+constexpr uint64_t kVerifiedEntry = 32; // C2's, after a virtual method's inline-cache check
 
 // A JVM's exported tables for `version`, and the objects they describe: one
 // code heap, one nmethod of MethodHandle.linkToSpecial(Object, long,
@@ -187,6 +190,10 @@ public:
       set(blob_, "CodeBlob", "_kind", 1);
     setNmethod("_method", address(method_));
     setNmethod("_comp_level", 4);
+    if (has("nmethod", "_verified_entry_point"))
+      setNmethod("_verified_entry_point", code + kVerifiedEntry);
+    else if (has("nmethod", "_verified_entry_offset"))
+      setNmethod("_verified_entry_offset", kVerifiedEntry);
 
     const uintptr_t heap = address(heap_);
     set(heap + offset("CodeHeap", "_memory"), "VirtualSpace", "_low", address(code_));
@@ -491,3 +498,26 @@ TEST(HotSpotNmethods, NoTablesNoLookup) {
 }
 
 } // namespace
+
+// Where calls enter the code: 17 holds the address, 25 an offset from the code.
+TEST_P(HotSpotNmethodsTest, TheVerifiedEntryPointIsFound) {
+  std::string error;
+  auto nmethods = jvm.open(error);
+  ASSERT_TRUE(nmethods) << error;
+  EXPECT_EQ(nmethods->verifiedEntryOf(at(jvm.code)), jvm.code + kVerifiedEntry);
+  EXPECT_FALSE(nmethods->verifiedEntryOf(at(jvm.code + 1))); // no nmethod's code starts there
+  // An entry outside the blob, or at its start, is none.
+  const auto &fields = jvm.version().fields;
+  if (std::any_of(fields.begin(), fields.end(), [](const Field &f) {
+        return std::string(f.name) == "_verified_entry_point";
+      })) {
+    jvm.setNmethod("_verified_entry_point", jvm.code + 64 * kSegment);
+    EXPECT_FALSE(nmethods->verifiedEntryOf(at(jvm.code)));
+    jvm.setNmethod("_verified_entry_point", jvm.code);
+  } else {
+    jvm.setNmethod("_verified_entry_offset", 60000);
+    EXPECT_FALSE(nmethods->verifiedEntryOf(at(jvm.code)));
+    jvm.setNmethod("_verified_entry_offset", 0);
+  }
+  EXPECT_FALSE(nmethods->verifiedEntryOf(at(jvm.code)));
+}

@@ -661,3 +661,38 @@ TEST(JitdumpReader, LostStepAtTheEndIsFoundAgainAsTheFileGrows) {
   ASSERT_EQ(wholeSink.diagnostics.size(), 1u);
   EXPECT_EQ(wholeSink.diagnostics[0].str(), sink.diagnostics[0].str());
 }
+
+// JITSYM_CODE_ENTRY says where the next CODE_LOAD at its address is entered:
+// kept with the function's lines, dropped when new code without one (or an
+// entry outside it) takes the start, and gone with the code.
+TEST(JitdumpSymbols, EntryPointsFollowTheirCode) {
+  SymbolTable table;
+  LineTables lines;
+  JitdumpSymbols sink(table, lines);
+  auto entry = [&](uint64_t code, uint64_t at) {
+    sink.onRecord({uint32_t(JitdumpRecordId::JitsymCodeEntry), 0, 0, JitCodeEntry{1, 1, code, at}},
+                  0);
+  };
+  auto load = [&](uint64_t code, uint64_t size) {
+    JitCodeLoad record;
+    record.codeAddress = code;
+    record.codeSize = size;
+    record.name = "int Leaf.leaf(int)";
+    sink.onRecord({uint32_t(JitdumpRecordId::CodeLoad), 0, 0, record}, 0);
+  };
+  entry(0x1000, 0x1020);
+  load(0x1000, 0x100);
+  EXPECT_EQ(lines.entryPoint(0x1000), 0x1020u);
+  load(0x1000, 0x100); // compiled again there, no entry said
+  EXPECT_FALSE(lines.entryPoint(0x1000));
+  entry(0x1000, 0x1200); // past the code
+  load(0x1000, 0x100);
+  EXPECT_FALSE(lines.entryPoint(0x1000));
+  entry(0x2000, 0x2020);
+  entry(0x3000, 0x3020); // for code never loaded: stays pending, applies to nothing
+  load(0x2000, 0x100);
+  EXPECT_EQ(lines.entryPoint(0x2000), 0x2020u);
+  load(0x2080, 0x100); // overlaps: the code at 0x2000 goes, and its entry with it
+  table.findByAddress(0x2080);
+  EXPECT_FALSE(lines.entryPoint(0x2000));
+}

@@ -37,6 +37,7 @@ TEST(JitdumpWriter, RecordsReadBackFieldForField) {
   const std::string body = code(0x30);
   appendDebugInfo(bytes, 100, 0x7000, {{0x7000, 5, 0, "a/Hot.java"}, {0x7010, 6, 0, "a/Hot.java"},
                                        {0x7020, 0, 0, ""}});
+  appendCodeEntry(bytes, 100, 4242, 7, 0x7000, 0x7020);
   appendCodeLoad(bytes, 100, {4242, 7, 0x7000, 1, "long Hot.work(int)", body});
   appendCodeUnload(bytes, 200, {4242, 8, 0x7000, 0x30, 1});
   appendCodeClose(bytes, 300);
@@ -62,6 +63,13 @@ TEST(JitdumpWriter, RecordsReadBackFieldForField) {
   EXPECT_EQ(lines.entries[1].file, "a/Hot.java"); // written once, "\xff" after
   EXPECT_EQ(lines.entries[1].line, 6u);
   EXPECT_EQ(lines.entries[2].line, 0u);
+
+  JitdumpRecord entry = next();
+  EXPECT_EQ(jitdumpRecordName(entry.id), "JITSYM_CODE_ENTRY");
+  const auto &entered = std::get<JitCodeEntry>(entry.body);
+  EXPECT_EQ(entered.pid, 4242u);
+  EXPECT_EQ(entered.codeAddress, 0x7000u);
+  EXPECT_EQ(entered.entryAddress, 0x7020u);
 
   JitdumpRecord load = next();
   const auto &loaded = std::get<JitCodeLoad>(load.body);

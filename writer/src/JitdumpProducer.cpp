@@ -93,7 +93,8 @@ int JitdumpProducer::writableLocked() {
 }
 
 int JitdumpProducer::load(uint64_t address, uint64_t size, std::string_view name,
-                          const std::vector<DebugLineFields> &lines, const void *owner) {
+                          const std::vector<DebugLineFields> &lines, const void *owner,
+                          uint64_t entry) {
   const uint32_t tid = threadId();
   std::lock_guard<std::mutex> lock(mutex_);
   if (const int writable = writableLocked(); writable != JITSYM_OK)
@@ -112,6 +113,8 @@ int JitdumpProducer::load(uint64_t address, uint64_t size, std::string_view name
   std::string &held = file_->held();
   if (!lines.empty())
     appendDebugInfo(held, now, address, lines);
+  if (entry > address && entry < address + size)
+    appendCodeEntry(held, now, pid_, tid, address, entry);
   appendCodeLoadHeader(held, now, {pid_, tid, address, index, name, code});
   if (file_->holding() && code.size() <= kCopiedCodeBytes) {
     held += code;

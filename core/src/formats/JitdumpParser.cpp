@@ -82,6 +82,7 @@ bool isDefinedRecordId(uint32_t id) {
   case JitdumpRecordId::CodeClose:
   case JitdumpRecordId::CodeUnwindingInfo:
   case JitdumpRecordId::JitsymCodeUnload:
+  case JitdumpRecordId::JitsymCodeEntry:
     return true;
   }
   return false;
@@ -156,6 +157,23 @@ void parseCodeUnload(Cursor &c, JitdumpRecordParse &parse) {
   unload.codeSize = raw.code_size;
   unload.codeIndex = raw.code_index;
   parse.record.body = unload;
+  parse.kind = JitdumpRecordParse::Complete;
+  parse.contentSize = sizeof raw;
+}
+
+void parseCodeEntry(Cursor &c, JitdumpRecordParse &parse) {
+  jitsym_code_entry raw{};
+  if (tooSmall(parse, sizeof raw))
+    return;
+  c.read(raw);
+  if (raw.entry_addr <= raw.code_addr)
+    return malformed(parse, "entry not after the code's start");
+  JitCodeEntry entry;
+  entry.pid = raw.pid;
+  entry.tid = raw.tid;
+  entry.codeAddress = raw.code_addr;
+  entry.entryAddress = raw.entry_addr;
+  parse.record.body = entry;
   parse.kind = JitdumpRecordParse::Complete;
   parse.contentSize = sizeof raw;
 }
@@ -274,6 +292,8 @@ std::string jitdumpRecordName(uint32_t id) {
     return "CODE_UNWINDING_INFO";
   case JitdumpRecordId::JitsymCodeUnload:
     return "JITSYM_CODE_UNLOAD";
+  case JitdumpRecordId::JitsymCodeEntry:
+    return "JITSYM_CODE_ENTRY";
   }
   return "record " + std::to_string(id);
 }
@@ -366,6 +386,9 @@ JitdumpRecordParse parseJitdumpRecord(std::string_view bytes, bool byteSwapped) 
   case JitdumpRecordId::JitsymCodeUnload:
     parseCodeUnload(body, parse);
     break;
+  case JitdumpRecordId::JitsymCodeEntry:
+    parseCodeEntry(body, parse);
+    break;
   default:
     break; // an id from a newer writer: skipped by size
   }
@@ -425,6 +448,10 @@ RecordStart jitdumpRecordStartsAt(std::string_view bytes, const JitdumpHeader &h
   case JitdumpRecordId::JitsymCodeUnload:
     return fixed(jitsym_code_unload{}, [&](const jitsym_code_unload &unload) {
       return ofThisProcess(unload.pid);
+    });
+  case JitdumpRecordId::JitsymCodeEntry:
+    return fixed(jitsym_code_entry{}, [&](const jitsym_code_entry &entry) {
+      return ofThisProcess(entry.pid) && entry.entry_addr > entry.code_addr;
     });
   }
   return RecordStart::No;

@@ -92,6 +92,17 @@ void appendCodeUnload(std::string &out, uint64_t timestamp, const CodeUnloadFiel
   put(out, record);
 }
 
+void appendCodeEntry(std::string &out, uint64_t timestamp, uint32_t pid, uint32_t tid,
+                     uint64_t codeAddress, uint64_t entryAddress) {
+  jitsym_code_entry record{};
+  record.p = prefix(JitdumpRecordId::JitsymCodeEntry, timestamp, sizeof record);
+  record.pid = pid;
+  record.tid = tid;
+  record.code_addr = codeAddress;
+  record.entry_addr = entryAddress;
+  put(out, record);
+}
+
 void appendCodeClose(std::string &out, uint64_t timestamp) {
   jr_code_close record{};
   record.p = prefix(JitdumpRecordId::CodeClose, timestamp, sizeof record);

@@ -182,9 +182,35 @@ Expected<std::vector<ElfSection>> buildDebugSections(const AddressRange &textRan
         if (frame.start >= f.start && frame.start < f.end)
           frames.push_back(&frame);
 
-    const std::vector<LineTables::Entry> *entries = lines.entries(f.start);
-    if (!entries)
+    const std::vector<LineTables::Entry> *table = lines.entries(f.start);
+    if (!table)
       continue;
+    auto visible = [&](const LineTables::Entry &e) {
+      return e.line != 0 && !lines.file(e.file).empty() &&
+             (!plausible || plausible(lines.file(e.file), e.line));
+    };
+    // Where a breakpoint on the function goes: its first instruction, or the
+    // entry every call passes (HotSpot's verified entry point, after the
+    // inline-cache check that calls through a vtable skip). There a row of
+    // the line that covers it is added, unless that code shows no line: then
+    // the start, as LLDB would otherwise look for the second line.
+    std::vector<LineTables::Entry> rows = *table;
+    uint64_t breakAt = f.start;
+    if (const std::optional<uint64_t> entry = lines.entryPoint(f.start);
+        entry && *entry > f.start && *entry < f.end) {
+      auto after = std::upper_bound(
+          rows.begin(), rows.end(), *entry,
+          [](uint64_t address, const LineTables::Entry &e) { return address < e.address; });
+      if (after != rows.begin() && visible(after[-1])) {
+        breakAt = *entry;
+        if (after[-1].address != *entry) {
+          LineTables::Entry copy = after[-1];
+          copy.address = *entry;
+          rows.insert(after, copy);
+        }
+      }
+    }
+    const std::vector<LineTables::Entry> *entries = &rows;
     bool open = false; // a sequence is open
     for (size_t i = 0; i < entries->size(); ++i) {
       const LineTables::Entry &e = (*entries)[i];
@@ -195,8 +221,7 @@ Expected<std::vector<ElfSection>> buildDebugSections(const AddressRange &textRan
         continue;
       // An empty name would end the line table's list of files: such a file
       // has no name to show anyway.
-      if (e.line == 0 || lines.file(e.file).empty() ||
-          (plausible && !plausible(lines.file(e.file), e.line))) {
+      if (!visible(e)) {
         // No row covers these addresses: they show no line, not a wrong one.
         if (open)
           lineProgram.endSequence(e.address);
@@ -209,11 +234,12 @@ Expected<std::vector<ElfSection>> buildDebugSections(const AddressRange &textRan
       auto [it, added] = fileNumbers.try_emplace(e.file, uint32_t(fileNumbers.size() + 1));
       if (added)
         fileNames.push_back(lines.file(e.file));
-      // A breakpoint on a JIT function stops at its first instruction, as
-      // where its lines are not known yet: LLDB would otherwise skip to the
-      // function's second line, which a runtime's coarse line table may put
-      // past code that runs first, or on a path not taken.
-      lineProgram.row(e.address, it->second, e.line, e.column, e.address == f.start);
+      // A breakpoint on a JIT function stops at its first instruction (or
+      // its entry point), as where its lines are not known yet: LLDB would
+      // otherwise skip to the function's second line, which a runtime's
+      // coarse line table may put past code that runs first, or on a path
+      // not taken.
+      lineProgram.row(e.address, it->second, e.line, e.column, e.address == breakAt);
     }
     if (open)
       lineProgram.endSequence(f.end);

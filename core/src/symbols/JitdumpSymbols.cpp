@@ -19,6 +19,7 @@ void JitdumpSymbols::onRewrite() {
   lines_.clear();
   pendingLines_.clear();
   pendingFiles_.clear();
+  pendingEntries_.clear();
   pendingEhFrame_.reset();
   if (options_.unwind)
     options_.unwind->clear();
@@ -34,7 +35,7 @@ void JitdumpSymbols::onRecord(const JitdumpRecord &record, uint64_t offset) {
 }
 
 void JitdumpSymbols::beginProvisional() {
-  saved_ = Saved{pendingLines_, pendingFiles_.size(), pendingEhFrame_};
+  saved_ = Saved{pendingLines_, pendingFiles_.size(), pendingEhFrame_, pendingEntries_};
 }
 
 void JitdumpSymbols::endProvisional() {
@@ -43,6 +44,7 @@ void JitdumpSymbols::endProvisional() {
   pendingLines_ = std::move(saved_->lines);
   pendingFiles_.resize(saved_->files);
   pendingEhFrame_ = std::move(saved_->ehFrame);
+  pendingEntries_ = std::move(saved_->entries);
   saved_.reset();
   if (pendingLines_.empty())
     pendingFiles_.clear();
@@ -144,6 +146,8 @@ JitdumpSymbols::Effect JitdumpSymbols::apply(const JitdumpRecord &record, uint64
       entry.file = pendingFiles_.back();
     }
     pendingLines_[info->codeAddress] = std::move(entries);
+  } else if (const auto *entry = std::get_if<JitCodeEntry>(&record.body)) {
+    pendingEntries_[entry->codeAddress] = entry->entryAddress;
   } else if (const auto *unwind = std::get_if<JitUnwindingInfo>(&record.body)) {
     if (options_.unwind)
       pendingEhFrame_.emplace(std::string(ehFrameOf(*unwind)), offset);
@@ -160,6 +164,7 @@ JitdumpSymbols::Effect JitdumpSymbols::load(const JitCodeLoad &load, bool named)
     effect.name = std::string(boundedSymbolName(load.name));
   if (!named) { // what is waiting for this code goes, as it went when it was named
     loadLines(load, false);
+    loadEntryPoint(load, false);
     pendingEhFrame_.reset();
     return effect;
   }
@@ -167,9 +172,24 @@ JitdumpSymbols::Effect JitdumpSymbols::load(const JitCodeLoad &load, bool named)
   if (options_.trackCodeStarts)
     owned_->codeStarts.insert(load.codeAddress);
   loadLines(load, true);
+  loadEntryPoint(load, true);
   if (options_.unwind)
     loadUnwindTables(load);
   return effect;
+}
+
+// After loadLines, which may erase what the code's start had.
+void JitdumpSymbols::loadEntryPoint(const JitCodeLoad &load, bool named) {
+  std::optional<uint64_t> entry;
+  if (auto pending = pendingEntries_.find(load.codeAddress); pending != pendingEntries_.end()) {
+    entry = pending->second;
+    pendingEntries_.erase(pending);
+  }
+  if (!named)
+    return;
+  if (entry && *entry >= load.codeAddress + load.codeSize)
+    entry.reset(); // not in this code
+  lines_.setEntryPoint(load.codeAddress, entry);
 }
 
 void JitdumpSymbols::loadUnwindTables(const JitCodeLoad &load) {

@@ -30,7 +30,28 @@ void LineTables::set(uint64_t start, const std::vector<JitLineEntry> &entries) {
   tables_[start] = std::move(table);
 }
 
+void LineTables::setEntryPoint(uint64_t start, std::optional<uint64_t> entry) {
+  if (entry && *entry > start)
+    entryPoints_[start] = *entry;
+  else
+    entryPoints_.erase(start);
+}
+
+std::optional<uint64_t> LineTables::entryPoint(uint64_t start) const {
+  auto found = entryPoints_.find(start);
+  if (found == entryPoints_.end())
+    return std::nullopt;
+  return found->second;
+}
+
 void LineTables::move(uint64_t from, uint64_t to) {
+  if (from == to)
+    return;
+  if (auto entry = entryPoints_.find(from); entry != entryPoints_.end()) {
+    const uint64_t moved = entry->second - from + to;
+    entryPoints_.erase(entry);
+    entryPoints_[to] = moved;
+  }
   auto it = tables_.find(from);
   if (it == tables_.end() || from == to)
     return;
@@ -43,6 +64,7 @@ void LineTables::move(uint64_t from, uint64_t to) {
 
 void LineTables::clear() {
   tables_.clear();
+  entryPoints_.clear();
   files_.clear();
   fileIndex_.clear();
   lastFile_ = 0;

@@ -27,6 +27,12 @@ enum class JitdumpRecordId : uint32_t {
   // skip any id they do not know (perf inject warns "unknown record type" and
   // goes on). "JS" 0001: far from the ids the specification may add.
   JitsymCodeUnload = 0x4A530001,
+  // jitsym's: where the code of the CODE_LOAD that follows at code_addr is
+  // entered, when not at its first byte. Every call into it passes
+  // entry_addr (HotSpot's verified entry point: the code before it checks an
+  // inline cache, then falls through into it or leaves), so a breakpoint on
+  // the function's name goes there. Layout: jitsym_code_entry.
+  JitsymCodeEntry = 0x4A530002,
 };
 
 // Line entry addresses follow perf inject's convention, which V8 writes: the
@@ -116,6 +122,15 @@ struct jitsym_code_unload {
   uint64_t code_index;
 };
 
+// JitdumpRecordId::JitsymCodeEntry.
+struct jitsym_code_entry {
+  jr_prefix p;
+  uint32_t pid;
+  uint32_t tid;
+  uint64_t code_addr;
+  uint64_t entry_addr;
+};
+
 // The layouts are the file's: no padding anywhere, on every ABI jitsym builds for.
 static_assert(sizeof(jitheader) == 40 && offsetof(jitheader, version) == 4 &&
               offsetof(jitheader, total_size) == 8 && offsetof(jitheader, elf_mach) == 12 &&
@@ -200,5 +215,14 @@ inline void byteSwap(jitsym_code_unload &r) {
   byteSwap(r.p);
   swap(r.pid), swap(r.tid), swap(r.code_addr), swap(r.code_size), swap(r.code_index);
 }
+
+inline void byteSwap(jitsym_code_entry &r) {
+  using jitdump_detail::swap;
+  byteSwap(r.p);
+  swap(r.pid), swap(r.tid), swap(r.code_addr), swap(r.entry_addr);
+}
+
+static_assert(sizeof(jitsym_code_entry) == 40 && offsetof(jitsym_code_entry, code_addr) == 24 &&
+              offsetof(jitsym_code_entry, entry_addr) == 32);
 
 } // namespace jitsym

@@ -73,13 +73,19 @@ struct JitCodeUnload {
   uint64_t codeAddress = 0, codeSize = 0, codeIndex = 0;
 };
 
+// Where the code of the next CODE_LOAD at codeAddress is entered.
+struct JitCodeEntry {
+  uint32_t pid = 0, tid = 0;
+  uint64_t codeAddress = 0, entryAddress = 0;
+};
+
 struct JitdumpRecord {
   uint32_t id = 0;
   uint32_t size = 0;      // total_size, header included
   uint64_t timestamp = 0;
   // Empty for an id the specification does not define (skipped by size).
   std::variant<std::monostate, JitCodeLoad, JitCodeMove, JitDebugInfo, JitUnwindingInfo,
-               JitCodeClose, JitCodeUnload>
+               JitCodeClose, JitCodeUnload, JitCodeEntry>
       body;
 };
 

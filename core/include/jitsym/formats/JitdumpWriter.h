@@ -51,6 +51,9 @@ void appendDebugInfo(std::string &out, uint64_t timestamp, uint64_t codeAddress,
                      const std::vector<DebugLineFields> &lines);
 // jitsym's JitsymCodeUnload record (see JitdumpParser.h).
 void appendCodeUnload(std::string &out, uint64_t timestamp, const CodeUnloadFields &unload);
+// jitsym's JitsymCodeEntry record, for the CODE_LOAD written next.
+void appendCodeEntry(std::string &out, uint64_t timestamp, uint32_t pid, uint32_t tid,
+                     uint64_t codeAddress, uint64_t entryAddress);
 void appendCodeClose(std::string &out, uint64_t timestamp);
 
 // One perf map line, "START SIZE NAME\n" in hex without 0x, as perf expects.

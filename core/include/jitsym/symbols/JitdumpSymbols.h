@@ -85,6 +85,7 @@ private:
   void count(const Effect &effect);
   Effect load(const JitCodeLoad &load, bool named);
   void loadLines(const JitCodeLoad &load, bool named);
+  void loadEntryPoint(const JitCodeLoad &load, bool named);
   void loadUnwindTables(const JitCodeLoad &load);
   Effect move(const JitCodeMove &move);
   Effect unload(const JitCodeUnload &unload);
@@ -95,6 +96,8 @@ private:
   // CODE_DEBUG_INFO comes before its CODE_LOAD: kept (copied) until then.
   std::map<uint64_t, std::vector<JitLineEntry>> pendingLines_;
   std::deque<std::string> pendingFiles_; // backs pendingLines_' file names (stable)
+  // JITSYM_CODE_ENTRY comes before its CODE_LOAD too: code address -> entry.
+  std::map<uint64_t, uint64_t> pendingEntries_;
   // CODE_UNWINDING_INFO is for the CODE_LOAD that comes next: its .eh_frame
   // (copied) and the record's offset, until then.
   std::optional<std::pair<std::string, uint64_t>> pendingEhFrame_;
@@ -123,6 +126,7 @@ private:
     std::map<uint64_t, std::vector<JitLineEntry>> lines; // names in pendingFiles_
     size_t files = 0; // pendingFiles_ only grows meanwhile, so the names stay
     std::optional<std::pair<std::string, uint64_t>> ehFrame;
+    std::map<uint64_t, uint64_t> entries;
   };
   std::optional<Saved> saved_;
 };

@@ -34,9 +34,12 @@ public:
   // Code at [address, address + size) now holds `name`; `lines` (may be
   // empty) are absolute addresses. Opens the dump with the defaults if it
   // never was. The code's bytes are read from `address`. `owner` is the
-  // caller's tag for what put the code there (see unload).
+  // caller's tag for what put the code there (see unload). `entry`, when
+  // after `address` and inside the code: where every call enters it (a
+  // JITSYM_CODE_ENTRY record precedes the CODE_LOAD); 0 for none.
   int load(uint64_t address, uint64_t size, std::string_view name,
-           const std::vector<DebugLineFields> &lines, const void *owner = nullptr);
+           const std::vector<DebugLineFields> &lines, const void *owner = nullptr,
+           uint64_t entry = 0);
   // The code loaded at `address` is gone: JITSYM_ERR_UNKNOWN if none is, or
   // if `owner` is given and newer code of another owner took the address.
   int unload(uint64_t address, std::optional<const void *> owner = std::nullopt);
