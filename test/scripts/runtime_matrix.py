@@ -219,15 +219,11 @@ RUNTIMES = [
             thread_name="java", needs=("javac",)),
 ]
 
-# (runtime key, mode, check) -> why: a known product gap the matrix shows as XFAIL.
-HOTSPOT_BREAKPOINT_GAP = (
-    "`b Leaf.leaf` never stops in a JVM: with the agent's `tier` option its names "
-    "('int Leaf.leaf(int) [tier 4]') get no typed name (RuntimeNames' javaName wants "
-    "')' last); without it the location is the nmethod's first byte, the inline-cache "
-    "check of a virtual method, and calls through the vtable enter at the verified "
-    "entry point (+32 in C2's code) and never hit it")
-EXPECTED_FAILURES = {(key, mode, "breakpoint"): HOTSPOT_BREAKPOINT_GAP
-                     for key in ("hotspot17", "temurin25") for mode in ("map", "jitdump")}
+# (runtime key, mode, check) -> why: a known product gap the matrix shows as
+# XFAIL. None now: the JVMs' breakpoint cells passed once the agent said where
+# compiled code is entered (JITSYM_CODE_ENTRY; a vtable call skips the
+# inline-cache check at the code's first byte).
+EXPECTED_FAILURES = {}
 
 
 # ---------------------------------------------------------------------------
