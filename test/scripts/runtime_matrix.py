@@ -6,21 +6,32 @@ checks:
 
   named        at a stop in native code the program calls (Node: uv_hrtime;
                Deno, Bun: libc's gethostname; lli: usleep; the JVMs:
-               sched_yield through Thread.yield()), every frame of the stopped
+               sched_yield through Thread.yield(); PHP: getpid through
+               getmypid(); CPython: getppid through os.getppid(); BEAM:
+               phash2_1, erlang:phash2/1's C code; Mono: getppid through a
+               P/Invoke; PostgreSQL: int4mod, called by the compiled qual),
+               every frame of the stopped
                thread whose PC lies in a function of the runtime's file is
                named by LLDB (module jit) as the file names it (control
                characters escaped as jitsym shows them); and the program's
                functions top, outerLoop, middle and leaf are among those
                frames, in the order of the runtime's own stack trace (which
-               the program prints).
+               the program prints; PostgreSQL prints none: its compiled
+               qual evalexpr_N_M). PHP runs a call from JIT code on the
+               caller's machine frame: only the innermost function has one.
   main         the backtrace of that stop reaches the program's root
                (`main`, `__libc_start_call_main`, `_start`, `start_thread`).
   breakpoint   `breakpoint set -n leaf` (the name users type; lli: middle_fn,
-               the JVMs: Leaf.leaf), set before the code exists, stops, and
+               the JVMs: Leaf.leaf, BEAM: prog:leaf/1, Mono: Prog.leaf,
+               PostgreSQL: `breakpoint set -r ^evalexpr_`, its names carry
+               counters), set before the code exists, stops, and
                one of its stops is in optimized code (V8's `*`/`+` tiers,
                JavaScriptCore's DFG/FTL, HotSpot's C2, [tier 4]); a location
                in other code is disabled once hit, so the run goes on until
-               the optimized code's first call.
+               the optimized code's first call. The runtimes of one tier
+               (PHP, CPython, BEAM, Mono, PostgreSQL) must stop at the first
+               call: before the program's stack trace is printed (leaf prints
+               it in its first call), PostgreSQL before its first int4mod.
   lookup       `image lookup -a` on addresses sampled from the file's
                functions in executable memory (not V8's bytecode) agrees with
                the file's name.
@@ -34,7 +45,8 @@ The table is printed and written to --out.
 
 usage: runtime_matrix.py BUILD_DIR [--out FILE] [--only KEY[,KEY...]]
          [--modes map,jitdump] [--slow] [--verbose]
-(keys: node20 node22 node24 node26 deno bun lli22 hotspot17 temurin25;
+(keys: node20 node22 node24 node26 deno bun lli22 hotspot17 temurin25 php82
+ cpython312 cpython313 beam mono postgres15;
 $RUNTIME_MATRIX_KEEP, a directory: a crashed JVM's hs_err report is copied there)
 """
 import argparse
@@ -113,12 +125,35 @@ def hotspot_function(name):
     return (m.group(1), m.group(2) or "") if m else None
 
 
+# PHP's function JIT "JIT$leaf" (its tracing JIT "TRACE-3$leaf$12");
+# CPython's trampolines "py::leaf:/path/prog.py"; BEAM "$prog:leaf/1" (map),
+# "prog:leaf/1" (jitdump); Mono "Prog:leaf (int)"; PostgreSQL's LLVM JIT
+# "evalexpr_0_1", "deform_0_2". None of them has tiers.
+PHP_NAME = re.compile(r"^(?:JIT|TRACE-\d+)\$(?:[\w\\]+::)?(\w+)")
+CPYTHON_NAME = re.compile(r"^py::(?:[\w<>.]+\.)?([\w<>]+):")
+BEAM_NAME = re.compile(r"^\$?\w+:'?(\w+)'?/\d+$")
+MONO_NAME = re.compile(r"^(?:[\w.`<>/+]+):(\w+) \(")
+POSTGRES_NAME = re.compile(r"^(evalexpr|deform)_\d+_\d+$")
+
+
+def one_tier(pattern):
+    def function(name):
+        m = pattern.match(name)
+        return (m.group(1), "") if m else None
+    return function
+
+
 ENGINES = {
     # the function a code name is for, and whether its tier is optimized code
     "v8": (v8_function, v8_optimized),
     "jsc": (jsc_function, jsc_optimized),
     "llvm": (llvm_function, lambda tier: True),
     "hotspot": (hotspot_function, lambda tier: tier == "4"),  # C2
+    "php": (one_tier(PHP_NAME), lambda tier: True),
+    "cpython": (one_tier(CPYTHON_NAME), lambda tier: True),
+    "beam": (one_tier(BEAM_NAME), lambda tier: True),
+    "mono": (one_tier(MONO_NAME), lambda tier: True),
+    "postgres": (one_tier(POSTGRES_NAME), lambda tier: True),
 }
 
 class Mode:
@@ -154,7 +189,7 @@ class Runtime:
                  roots=("main", "__libc_start_call_main", "__libc_start_main", "_start",
                         "start_thread"),
                  stack_trace=True, env=None, settings=(), native_calls=40, thread_name=None,
-                 needs=()):
+                 needs=(), more=None):
         self.key, self.label, self.binary, self.engine = key, label, binary, engine
         self.modes, self.argv, self.native, self.typed = modes, argv, native, typed
         self.roots, self.stack_trace = roots, stack_trace
@@ -166,6 +201,44 @@ class Runtime:
         # the program's thread, when it is not the process's first
         self.thread_name = thread_name
         self.needs = needs  # other programs it needs (javac)
+        self.more = more or More()
+
+
+class More:
+    """What the runtimes of the second round (PHP, CPython, BEAM, Mono,
+    PostgreSQL) need beyond the JavaScript runtimes' and the JVMs' defaults.
+      trace        stdout -> the program's functions in the runtime's own
+                   stack trace, innermost first (default: `at leaf (`)
+      chain        where the runtime prints no stack trace: the functions
+                   expected among the named frames, innermost first
+      vm_stack     the runtime runs a call from JIT code on its caller's
+                   machine frame, keeping the caller on a stack of its own
+                   (PHP's execute_data): a caller without a frame is
+                   accepted, shown as "VM stack"
+      stdin        a file for the program's standard input
+      build        (root) -> {built}: the program compiled once per run
+      prepare      (workdir) before the launch (PostgreSQL's initdb)
+      version      the command whose output has the version (default:
+                   the binary with --version)
+      early        the run ends once the checks have what they need (the
+                   program does not run to its end)
+      first_call   the breakpoint check also asks that the first stop come
+                   before the program's first call of `leaf` ran (code of
+                   one tier, compiled before or at its first call: the
+                   program prints its stack trace in that call, before its
+                   native call; PostgreSQL: before the first native call)"""
+
+    def __init__(self, trace=None, chain=None, vm_stack=False, stdin=None, build=None,
+                 prepare=None, version=None, early=False, first_call=False):
+        self.trace, self.chain, self.vm_stack, self.stdin = trace, chain, vm_stack, stdin
+        self.build, self.prepare, self.version = build, prepare, version
+        self.early, self.first_call = early, first_call
+
+
+def second_round(**what):
+    """More for the runtimes of one tier: the run ends early, and the first
+    call must stop."""
+    return More(early=True, first_call=True, **what)
 
 
 # argv: the command line after the binary, from the mode's flags; `{dir}`
@@ -219,11 +292,153 @@ RUNTIMES = [
             thread_name="java", needs=("javac",)),
 ]
 
+# The second round: PHP, CPython, BEAM, Mono, PostgreSQL, each with a program
+# of test/Inputs/runtimes/ (top -> outerLoop -> middle -> leaf -> a native
+# call every 64 iterations; PostgreSQL: a query whose compiled expression
+# calls int4mod).
+
+def trace_parser(pattern, outermost_first=False):
+    def parse(stdout):
+        names = [n for n in re.findall(pattern, stdout, re.M) if n in USER_FUNCTIONS]
+        return names[::-1] if outermost_first else names
+    return parse
+
+
+# "#0 /path/prog.php(23): leaf(0)"
+PHP_TRACE = trace_parser(r"^#\d+ .*?\(\d+\): (?:\w+(?:->|::))?(\w+)\(")
+# '  File "/path/prog.py", line 28, in middle' (outermost first)
+CPYTHON_TRACE = trace_parser(r'^\s*File ".*", line \d+, in (\S+)$', outermost_first=True)
+# "    at prog:leaf/1" (the program prints process_info's current_stacktrace)
+BEAM_TRACE = trace_parser(r"^\s*at \w+:'?(\w+)'?/\d+$")
+
+PHP = "/usr/bin/php8.2"
+PHP_ARGS = ["-n", "-d", "zend_extension=opcache", "-d", "opcache.enable_cli=1",
+            "-d", "opcache.jit=function", "-d", "opcache.jit_buffer_size=16M",
+            # without it a script younger than 2 s is not cached, nor compiled
+            "-d", "opcache.file_update_protection=0"]
+PG_BIN = "/usr/lib/postgresql/15/bin"
+# erl is a shell script that sets these and execs erlexec, which execs beam.smp
+ERTS_BIN = (sorted(glob.glob("/usr/lib/erlang/erts-*/bin")) or ["/usr/lib/erlang/erts-?/bin"])[-1]
+BEAM_ENV = {"ROOTDIR": "/usr/lib/erlang", "BINDIR": ERTS_BIN, "EMU": "beam", "PROGNAME": "erl"}
+
+
+def pyenv_python(minor):
+    """pyenv's newest CPython MINOR (3.12: .../versions/3.12.1/bin/python3.12)."""
+    root = os.environ.get("PYENV_ROOT") or os.path.expanduser("~/.pyenv")
+    pattern = os.path.join(root, "versions", minor + ".*", "bin", "python" + minor)
+    found = sorted(glob.glob(pattern), key=lambda p: [int(x) for x in re.findall(
+        r"\d+", p.split(os.sep)[-3])])
+    return lambda build: found[-1] if found else pattern
+
+
+def compile_program(tool, source, output):
+    """Compiles an input program once per run into ROOT/NAME: {built}."""
+    def build(root):
+        built = os.path.join(root, "built-" + tool)
+        if not os.path.isdir(built):
+            os.makedirs(built)
+            subprocess.run([tool] + [a.format(out=built) for a in output] +
+                           [os.path.join(INPUTS, "runtimes", source)], check=True,
+                           stdout=subprocess.DEVNULL)
+        return built
+    return build
+
+
+def postgres_cluster(workdir):
+    """A cluster of the cell's own in WORKDIR/data, owned by `postgres` (the
+    server refuses to run as root), and WORKDIR writable by it (the jitdump)."""
+    os.chmod(os.path.dirname(workdir), 0o711)  # the run's root: postgres passes through
+    shutil.chown(workdir, "postgres")
+    subprocess.run(["runuser", "-u", "postgres", "--", PG_BIN + "/initdb", "-D",
+                    os.path.join(workdir, "data"), "--no-sync", "-A", "trust"], check=True,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+RUNTIMES += [
+    Runtime("php82", "PHP {version} (opcache function JIT)", system_binary(PHP), "php",
+            (Mode("map", ["-d", "opcache.jit_debug=0x10"]),
+             Mode("jitdump", ["-d", "opcache.jit_debug=0x20"])),
+            lambda mode_args: PHP_ARGS + mode_args + [
+                os.path.join(INPUTS, "runtimes", "prog.php"), "3000000"],
+            "getpid", "leaf", more=second_round(trace=PHP_TRACE, vm_stack=True)),
+    Runtime("cpython312", "CPython {version} (pyenv)", pyenv_python("3.12"), "cpython",
+            (Mode("map", ["-X", "perf"]),),
+            lambda mode_args: mode_args + [os.path.join(INPUTS, "runtimes", "prog.py"),
+                                           "1000000"],
+            "getppid", "leaf", more=second_round(trace=CPYTHON_TRACE)),
+    Runtime("cpython313", "CPython {version} (pyenv)", pyenv_python("3.13"), "cpython",
+            (Mode("map", ["-X", "perf"]), Mode("jitdump", ["-X", "perf_jit"])),
+            lambda mode_args: mode_args + [os.path.join(INPUTS, "runtimes", "prog.py"),
+                                           "1000000"],
+            "getppid", "leaf", more=second_round(trace=CPYTHON_TRACE)),
+    Runtime("beam", "Erlang/OTP {version} (BEAM)", system_binary(ERTS_BIN + "/erlexec"), "beam",
+            (Mode("map", ["+JPperf", "map"]), Mode("jitdump", ["+JPperf", "dump"])),
+            lambda mode_args: mode_args + ["-noshell", "-pa", "{built}", "-s", "prog", "main",
+                                           "3000000"],
+            "phash2_1", "prog:leaf/1", thread_name="1_scheduler", needs=("erlc",), env=BEAM_ENV,
+            more=second_round(trace=BEAM_TRACE,
+                      build=compile_program("erlc", "prog.erl", ["-o", "{out}"]),
+                      version=["/usr/bin/erl", "-noshell", "-eval",
+                               '{ok, V} = file:read_file(filename:join([code:root_dir(), '
+                               '"releases", erlang:system_info(otp_release), "OTP_VERSION"])),'
+                               ' io:format("~s", [V]), halt().'])),
+    Runtime("mono", "Mono {version}", system_binary("/usr/bin/mono"), "mono",
+            # Mono fprintf's its map and never flushes it: jitsym reads the FILE's
+            # buffer, the oracle the file after the driver's fflush
+            (Mode("map", ["--jitmap"], flush=True),),
+            lambda mode_args: mode_args + ["{built}/Prog.exe", "3000000"],
+            "getppid", "Prog.leaf", needs=("mcs",),
+            more=second_round(build=compile_program("mcs", "Prog.cs", ["-out:{out}/Prog.exe"]))),
+    Runtime("postgres15", "PostgreSQL {version} (LLVM JIT)", system_binary("/usr/bin/setpriv"),
+            "postgres",
+            (Mode("jitdump", ["-c", "jit_profiling_support=on"],
+                  env={"JITDUMPDIR": "{dir}"}),),
+            lambda mode_args: ["--reuid", "postgres", "--regid", "postgres", "--init-groups",
+                               PG_BIN + "/postgres", "--single", "-D", "{dir}/data",
+                               "-c", "jit=on", "-c", "jit_above_cost=0",
+                               # int4mod stays a call of its own
+                               "-c", "jit_inline_above_cost=-1",
+                               "-c", "jit_optimize_above_cost=0",
+                               "-c", "max_parallel_workers_per_gather=0"] + mode_args +
+                              ["postgres"],
+            "int4mod", "^evalexpr_", stack_trace=False, needs=(PG_BIN + "/postgres",),
+            more=second_round(chain=["evalexpr"], stdin=os.path.join(INPUTS, "runtimes", "prog.sql"),
+                      prepare=postgres_cluster, version=[PG_BIN + "/postgres", "--version"])),
+]
+
 # (runtime key, mode, check) -> why: a known product gap the matrix shows as
 # XFAIL. None now: the JVMs' breakpoint cells passed once the agent said where
 # compiled code is entered (JITSYM_CODE_ENTRY; a vtable call skips the
 # inline-cache check at the code's first byte).
 EXPECTED_FAILURES = {}
+
+PHP_BREAKPOINT_GAP = (
+    "`b leaf` resolves (jit`JIT$leaf) but never stops: PHP's JIT buffer is shared "
+    "memory (r-x, /dev/zero (deleted)), where the kernel refuses the debugger's write of "
+    "a trap (`breakpoint list -v`: resolved = false, 'error: 9 sending the breakpoint "
+    "request'), and this machine refuses hardware breakpoints too ('error: 9 sending the "
+    "hardware breakpoint request', also in opcache.so's own code)")
+BEAM_ROOT_GAP = (
+    "BEAM runs Erlang code on each process's own stack: the frame-pointer chain from a "
+    "BIF goes through the Erlang frames (all named) and ends at the process's first "
+    "function ($init:do_boot/3); nothing links it to the scheduler's C stack "
+    "(process_main, start_thread), which only BEAM's scheduler registers know")
+BEAM_DUMP_GAP = (
+    "with +JPperf dump alone BEAM's JIT code keeps no frame pointer (OTP 25 keeps them "
+    "only with a perf map) and its jitdump carries no unwind table: the backtrace ends at "
+    "the BIF-call stub (jit`global::call_light_bif_shared), so no Erlang function is a frame")
+MONO_FIRST_CALL_GAP = (
+    "Mono fprintf's each map line into a FILE it never flushes: no write(2) announces "
+    "leaf, so the pending breakpoint resolves only at the next write, which leaf's own first "
+    "call makes (Console output); its second call stops")
+EXPECTED_FAILURES.update({
+    ("php82", "map", "breakpoint"): PHP_BREAKPOINT_GAP,
+    ("php82", "jitdump", "breakpoint"): PHP_BREAKPOINT_GAP,
+    ("beam", "map", "main"): BEAM_ROOT_GAP,
+    ("beam", "jitdump", "named"): BEAM_DUMP_GAP,
+    ("beam", "jitdump", "main"): BEAM_DUMP_GAP,
+    ("mono", "map", "breakpoint"): MONO_FIRST_CALL_GAP,
+})
 
 
 # ---------------------------------------------------------------------------
@@ -364,8 +579,9 @@ class Frame:
 
 
 class Cell:
-    def __init__(self, runtime, mode, build, workdir, classes, options):
+    def __init__(self, runtime, mode, build, workdir, classes, options, built=None):
         self.runtime, self.mode, self.args, self.env = runtime, mode.name, mode.args, mode.env
+        self.built = built  # the program compiled for this run (More.build)
         self.flush, self.classes = mode.flush, classes
         typed_before_run = mode.breakpoint_at_start or options.slow
         verbose = options.verbose
@@ -379,6 +595,8 @@ class Cell:
         self.lookups = []           # (address, file name, LLDB name, command text)
         self.hits = []              # names of frame 0 at the typed breakpoint's stops
         self.hit_optimized = False
+        self.native_hits = 0        # stops at the native call, armed or not
+        self.first_stop_late = None  # the first typed stop came after leaf's first call
         self.notes = []
         self.stdout = ""
         self.timed_out = False
@@ -389,11 +607,13 @@ class Cell:
 
     def expand(self, text):
         return (text.replace("{dir}", self.workdir).replace("{build}", self.build)
-                .replace("{classes}", self.classes or ""))
+                .replace("{classes}", self.classes or "").replace("{built}", self.built or ""))
 
     # -- the session ---------------------------------------------------------
 
     def run(self):
+        if self.runtime.more.prepare:
+            self.runtime.more.prepare(self.workdir)
         plugin = os.path.join(self.build, "lib", "libjitsym-lldb.so")
         driver = Driver(plugin)
         self.driver = driver
@@ -428,7 +648,7 @@ class Cell:
                list(self.runtime.env.items()) + list(self.env.items())]
         info.SetEnvironmentEntries(env, True)
         self.stdout_path = os.path.join(self.workdir, "stdout.txt")
-        info.AddOpenFileAction(0, "/dev/null", True, False)
+        info.AddOpenFileAction(0, self.runtime.more.stdin or "/dev/null", True, False)
         info.AddOpenFileAction(1, self.stdout_path, False, True)
         info.AddOpenFileAction(2, os.path.join(self.workdir, "stderr.txt"), False, True)
         error = lldb.SBError()
@@ -487,6 +707,8 @@ class Cell:
                 process.Continue()
                 continue
             bp_id = thread.GetStopReasonDataAtIndex(0)
+            if bp_id == self.native_id:
+                self.native_hits += 1
             if bp_id == self.typed_id:
                 self.breakpoint_stop(target, thread)
             elif bp_id == self.native_id and not self.native_armed:
@@ -508,18 +730,26 @@ class Cell:
                                               self.runtime.native_calls + candidates))
                 else:
                     target.FindBreakpointByID(bp_id).SetIgnoreCount(CANDIDATE_GAP)
-            if native_done and not self.runtime.stack_trace and self.hit_optimized:
+            if native_done and self.hit_optimized and (not self.runtime.stack_trace or
+                                                       self.runtime.more.early):
                 return
             process.Continue()
 
     def set_typed_breakpoint(self, target):
-        self.typed_id = target.BreakpointCreateByName(self.runtime.typed).GetID()
+        typed = self.runtime.typed
+        # PostgreSQL's names carry counters: its users type a pattern
+        self.typed_id = (target.BreakpointCreateByRegex(typed) if typed.startswith("^")
+                         else target.BreakpointCreateByName(typed)).GetID()
 
     def breakpoint_stop(self, target, thread):
         """A stop of `breakpoint set -n leaf`: done at a stop in optimized
         code; a location in other code is disabled once hit, so that the run
         goes on to the optimized code's first call."""
         name = thread.GetFrameAtIndex(0).GetSymbol().GetName() or ""
+        if not self.hits:
+            self.first_stop_late = (
+                re.search(r"(Error|Throwable): leaf", read_text(self.stdout_path)) is not None
+                if self.runtime.stack_trace else self.native_hits > 0)
         self.hits.append(name)
         location = thread.GetStopReasonDataAtIndex(1)
         self.log("breakpoint stop in %r at 0x%x (location %d.%d; %s)" % (
@@ -605,7 +835,8 @@ class Cell:
             return path if os.path.exists(path) else None
         found = sorted(glob.glob(os.path.join(self.workdir, "jit-*%d*.dump" % self.pid)) +
                        glob.glob(os.path.join(self.workdir, ".debug", "jit", "*",
-                                              "jit-%d.dump" % self.pid)))
+                                              "jit-%d.dump" % self.pid)) +
+                       glob.glob("/tmp/jit-%d.dump" % self.pid))
         return found[0] if found else None
 
     def in_other_module(self, address):
@@ -713,6 +944,10 @@ class Cell:
             between = [f for f in self.frames if inner < f.index < outer]
             if any(self.interpreter(f) for f in between):
                 absent.append(name + " interpreted")
+            elif self.runtime.more.vm_stack and caller is None:
+                # PHP: called from JIT code, it ran on its callee's machine
+                # frame (execute_ex's), its own state on PHP's VM stack
+                absent.append(name + " VM stack")
             elif caller and self.optimized(at[caller][1]):
                 absent.append(name + " inlined")
             else:
@@ -739,8 +974,12 @@ class Cell:
     def stack_trace_chain(self):
         """The program's functions in the runtime's own stack trace, innermost
         first; None where the runtime has none (lli)."""
+        if self.runtime.more.chain:
+            return self.runtime.more.chain
         if not self.runtime.stack_trace:
             return ["leaf_fn", "middle_fn", "outer_fn", "main"]
+        if self.runtime.more.trace:
+            return self.runtime.more.trace(self.stdout)
         # "at leaf (FILE:LINE:COL)"; V8 names a call through an array element
         # "Array.leaf"
         # "Array.leaf"; the JVM "at Leaf.leaf(Prog.java:52)"
@@ -765,6 +1004,12 @@ class Cell:
                 tiers.append(tier)
         figure = "%d stop%s%s" % (len(self.hits), "" if len(self.hits) == 1 else "s", (" (%s)" % ",".join(t or "-" for t in tiers))
                                  if self.runtime.engine != "llvm" else "")
+        if self.runtime.more.first_call:
+            figure = "%d stop%s" % (len(self.hits), "" if len(self.hits) == 1 else "s")
+            if self.hits:
+                figure += ", after the first call" if self.first_stop_late else ", first call"
+            return Outcome("PASS" if self.hit_optimized and not self.first_stop_late
+                           else "FAIL", figure)
         return Outcome("PASS" if self.hit_optimized else "FAIL", figure)
 
     def check_lookup(self):
@@ -820,7 +1065,8 @@ EXPECTED_SEEN = {}  # why -> the cells it is the reason of
 def run_cell(runtime, mode, build, root, options):
     workdir = tempfile.mkdtemp(prefix="%s-%s-" % (runtime.key, mode.name), dir=root)
     classes = java_classes(root) if runtime.engine == "hotspot" else None
-    cell = Cell(runtime, mode, build, workdir, classes, options)
+    built = runtime.more.build(root) if runtime.more.build else None
+    cell = Cell(runtime, mode, build, workdir, classes, options, built)
     started = time.monotonic()
     try:
         cell.run()
@@ -836,12 +1082,18 @@ def run_cell(runtime, mode, build, root, options):
         why = EXPECTED_FAILURES.get((runtime.key, mode.name, check))
         if why and outcome.status == "FAIL":
             outcome.status = "XFAIL"
-            EXPECTED_SEEN.setdefault(why, []).append("%s %s" % (runtime.key, mode.name))
+            seen = EXPECTED_SEEN.setdefault(why, [])
+            if "%s %s" % (runtime.key, mode.name) not in seen:
+                seen.append("%s %s" % (runtime.key, mode.name))
         elif why:
             outcome.status = "XPASS"
             cell.notes.append("%s passes: remove it from EXPECTED_FAILURES" % check)
     seconds = time.monotonic() - started
     shutil.rmtree(workdir, ignore_errors=True)
+    if getattr(cell, "pid", None):  # PHP, CPython and BEAM write their jitdumps there
+        dump = "/tmp/jit-%d.dump" % cell.pid
+        if os.path.exists(dump):
+            os.unlink(dump)
     return outcomes, cell.notes, seconds
 
 
@@ -859,8 +1111,9 @@ def label(runtime, build):
     if "{version}" not in runtime.label:
         return runtime.label
     try:
-        out = subprocess.run([runtime.binary(build), "--version"], capture_output=True,
-                             text=True, timeout=30).stdout
+        out = subprocess.run(runtime.more.version or [runtime.binary(build), "--version"],
+                             capture_output=True, text=True, timeout=30)
+        out = out.stdout + out.stderr  # Python 2 and some others print it there
         found = re.search(r"\d+(\.\d+)+", out)  # "v20.20.2", "openjdk 17.0.17 2025-10-21"
         version = found.group(0) if found else "?"
     except OSError:
