@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "jitsym/arch/Architecture.h"
+#include "jitsym/formats/PrintfFormat.h"
 
 namespace jitsym::plugin {
 namespace {
@@ -32,7 +33,8 @@ std::optional<uint64_t> argument(lldb::SBFrame &frame, size_t index) {
   const std::string generic = "arg" + std::to_string(index + 1);
   std::vector<std::string> names = {generic};
   lldb::SBTarget target = frame.GetThread().GetProcess().GetTarget();
-  if (const Architecture *arch = architectureOfTriple(target.GetTriple() ? target.GetTriple() : ""))
+  const Architecture *arch = architectureOfTriple(target.GetTriple() ? target.GetTriple() : "");
+  if (arch && index < arch->argumentRegisters.size())
     names.emplace_back(arch->argumentRegisters[index]);
   for (const std::string &name : names) {
     lldb::SBValue value = frame.FindRegister(name.c_str());
@@ -65,7 +67,9 @@ void CompileWatch::update(lldb::SBTarget &target, WatchPlan plan,
     return;
   }
   if (installed() && watchesWrites_ == plan_.watchWrites &&
-      watchesStdio_ == plan_.watchStdio && target.FindBreakpointByID(id_).IsValid())
+      watchesStdio_ == (plan_.watchWrites && plan_.watchStdio) &&
+      watchesPrintf_ == (plan_.watchWrites && plan_.watchPrintf) &&
+      target.FindBreakpointByID(id_).IsValid())
     return;
   remove(target);
   // By name, so it resolves when the libraries load even if the process is not
@@ -76,6 +80,8 @@ void CompileWatch::update(lldb::SBTarget &target, WatchPlan plan,
     names.insert(names.end(), writeFunctions().begin(), writeFunctions().end());
   if (plan_.watchWrites && plan_.watchStdio)
     names.insert(names.end(), stdioFunctions().begin(), stdioFunctions().end());
+  if (plan_.watchWrites && plan_.watchPrintf)
+    names.insert(names.end(), printfFunctions().begin(), printfFunctions().end());
   lldb::SBBreakpoint watch = target.BreakpointCreateByNames(
       names.data(), static_cast<uint32_t>(names.size()), lldb::eFunctionNameTypeFull,
       lldb::eLanguageTypeUnknown, /*offset=*/0, lldb::SBFileSpecList(), lldb::SBFileSpecList());
@@ -87,6 +93,7 @@ void CompileWatch::update(lldb::SBTarget &target, WatchPlan plan,
   id_ = watch.GetID();
   watchesWrites_ = plan_.watchWrites;
   watchesStdio_ = plan_.watchWrites && plan_.watchStdio;
+  watchesPrintf_ = plan_.watchWrites && plan_.watchPrintf;
 }
 
 bool CompileWatch::onlyWatchStopped(lldb::SBProcess process) const {
@@ -137,7 +144,7 @@ size_t CompileWatch::locations(lldb::SBTarget &target) const {
 
 namespace {
 
-enum class WriteKind { Write, Writev, Pwrite, Pwritev, Fwrite };
+enum class WriteKind { Write, Writev, Pwrite, Pwritev, Fwrite, Fprintf, FprintfChk };
 
 // The function the thread stopped at, by its name less glibc's decorations
 // ("__GI___libc_write", "__writev", "__libc_pwrite64", "_IO_fwrite").
@@ -155,6 +162,10 @@ std::optional<WriteKind> writeKindAt(lldb::SBFrame &frame) {
     name.remove_prefix(3);
   if (name == "fwrite")
     return WriteKind::Fwrite;
+  if (name == "fprintf")
+    return WriteKind::Fprintf;
+  if (name == "fprintf_chk") // _FORTIFY_SOURCE's fprintf(FILE *, flag, format, ...)
+    return WriteKind::FprintfChk;
   if (name == "write")
     return WriteKind::Write;
   if (name == "writev")
@@ -195,11 +206,82 @@ const std::vector<const char *> &CompileWatch::stdioFunctions() {
   return names;
 }
 
+const std::vector<const char *> &CompileWatch::printfFunctions() {
+  static const std::vector<const char *> names = {"fprintf", "__fprintf_chk"};
+  return names;
+}
+
+namespace {
+
+// A FILE's descriptor, by glibc's public layout of struct _IO_FILE (as
+// StdioBuffer reads it).
+std::optional<int> descriptorOfFile(lldb::SBProcess &process, uint64_t file) {
+  if (process.GetAddressByteSize() != sizeof(void *))
+    return std::nullopt;
+  int descriptor = -1;
+  lldb::SBError error;
+  if (process.ReadMemory(file + offsetof(struct _IO_FILE, _fileno), &descriptor,
+                         sizeof(descriptor), error) != sizeof(descriptor) ||
+      error.Fail() || descriptor < 0)
+    return std::nullopt;
+  return descriptor;
+}
+
+// A NUL-terminated string of the process, up to `limit` bytes.
+std::optional<std::string> readCString(lldb::SBProcess &process, uint64_t address, size_t limit) {
+  std::string text(limit + 1, '\0');
+  lldb::SBError error;
+  const size_t got = process.ReadCStringFromMemory(address, text.data(), text.size(), error);
+  if (error.Fail() || got >= limit)
+    return std::nullopt; // unreadable, or longer than the limit
+  text.resize(got);
+  return text;
+}
+
+// fprintf(FILE *, format, ...) or __fprintf_chk(FILE *, flag, format, ...) at
+// its first instruction: the text it adds to its FILE, made here from the
+// format and the variadic arguments in the argument registers (integers and
+// strings only; anything else is no call).
+std::optional<WriteCall> printfCallAt(lldb::SBFrame &frame, WriteKind kind) {
+  const size_t formatIndex = kind == WriteKind::FprintfChk ? 2 : 1;
+  auto file = argument(frame, 0);
+  auto format = argument(frame, formatIndex);
+  if (!file || !format)
+    return std::nullopt;
+  lldb::SBProcess process = frame.GetThread().GetProcess();
+  std::optional<int> descriptor = descriptorOfFile(process, *file);
+  std::optional<std::string> formatText = readCString(process, *format, 4096);
+  if (!descriptor || !formatText)
+    return std::nullopt;
+  // The variadic arguments LLDB names arg1..arg6 (x86-64's six registers;
+  // the rest would be on the stack, which this does not read).
+  std::optional<std::string> text = formatPrintf(
+      *formatText,
+      [&](size_t i) -> std::optional<uint64_t> {
+        const size_t index = formatIndex + 1 + i;
+        if (index >= 6)
+          return std::nullopt;
+        return argument(frame, index);
+      },
+      [&](uint64_t address) { return readCString(process, address, 4096); });
+  if (!text)
+    return std::nullopt;
+  WriteCall call;
+  call.fd = *descriptor;
+  call.buffered = true;
+  call.text = std::move(*text);
+  return call;
+}
+
+} // namespace
+
 std::optional<WriteCall> CompileWatch::writeCallAt(lldb::SBThread &thread) {
   lldb::SBFrame frame = thread.GetFrameAtIndex(0);
   if (!frame.IsValid())
     return std::nullopt;
   const std::optional<WriteKind> kind = writeKindAt(frame);
+  if (kind == WriteKind::Fprintf || kind == WriteKind::FprintfChk)
+    return printfCallAt(frame, *kind);
   auto first = argument(frame, 0);
   auto second = argument(frame, 1);
   auto third = argument(frame, 2);
@@ -255,6 +337,8 @@ std::optional<WriteCall> CompileWatch::writeCallAt(lldb::SBThread &thread) {
 }
 
 std::string WriteCall::bytes(lldb::SBProcess &process) const {
+  if (text)
+    return *text;
   std::string bytes;
   for (const Piece &piece : pieces)
     if (!readInto(process, piece.address, piece.size, bytes))

@@ -20,6 +20,12 @@
 //    (BEAM writes a jitdump line entry in two fwrite calls). Nor in BEAM,
 //    which flushes its jitdump's FILE after each module, before the module
 //    can run: the flush's write(2)s announce it (runsBeam).
+//  - at the entry of each fprintf(3) call (and _FORTIFY_SOURCE's
+//    __fprintf_chk), for runtimes that fprintf their perf map into a FILE they
+//    do not flush (Mono's --jitmap: no write(2) comes before the method runs):
+//    for a FILE on the map, the callback makes the call's text from its
+//    format and its register arguments (core formats/PrintfFormat.h) and reads
+//    it after what the FILE holds. Not in BEAM.
 // When what was announced may resolve a pending breakpoint or touches a
 // location, the callback syncs: LLDB resolves the breakpoint from the new JIT
 // module, or moves the location to the new code, before the runtime runs it.
@@ -47,7 +53,8 @@ struct WriteCall {
   int fd = -1;
   std::vector<Piece> pieces;      // one, or writev's vectors in order
   std::optional<uint64_t> offset; // pwrite, pwritev
-  bool buffered = false;          // fwrite: `fd` is its FILE's descriptor
+  bool buffered = false;          // fwrite, fprintf: `fd` is its FILE's descriptor
+  std::optional<std::string> text; // fprintf: the text it makes, made here
   // What it writes, read from the process (at most 1 MiB of it).
   std::string bytes(lldb::SBProcess &process) const;
 };
@@ -71,6 +78,8 @@ struct WatchPlan {
                              // the hook announces)
   bool watchStdio = false;   // and fwrite (with the write family, while no
                              // perf map is followed, and not in BEAM)
+  bool watchPrintf = false;  // and fprintf (with the write family, not in
+                             // BEAM): Mono's map, never flushed
   std::function<bool(lldb::SBModule &)> isJitModule;
 };
 
@@ -106,11 +115,13 @@ public:
   static std::optional<WriteCall> writeCallAt(lldb::SBThread &thread);
   static const std::vector<const char *> &writeFunctions();
   static const std::vector<const char *> &stdioFunctions();
+  static const std::vector<const char *> &printfFunctions();
 
 private:
   lldb::break_id_t id_ = LLDB_INVALID_BREAK_ID;
   bool watchesWrites_ = false;
   bool watchesStdio_ = false;
+  bool watchesPrintf_ = false;
   uint64_t earlierStops_ = 0; // of the watch's earlier breakpoints
   WatchPlan plan_;
   PendingBreakpoints pending_;

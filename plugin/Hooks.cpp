@@ -71,6 +71,10 @@ void updateCompileWatch(TargetSync &state) {
   // fwrite: not while a perf map's writes announce the code, nor in BEAM,
   // which flushes its jitdump before the code can run (runsBeam).
   plan.watchStdio = !state.followsPerfMap() && !runsBeam(state.target());
+  // fprintf: a perf map written into a FILE that is not flushed (Mono's
+  // --jitmap) has no write(2) before the code runs; its text is made from the
+  // call's format and arguments.
+  plan.watchPrintf = !runsBeam(state.target());
   plan.isJitModule = [&state](lldb::SBModule &module) { return state.ownsModule(module); };
   state.compileWatch.update(state.target(), std::move(plan), onCompileStop);
 }

@@ -5,6 +5,8 @@
 
 #include <algorithm>
 
+#include "jitsym/symbols/RuntimeNames.h"
+
 namespace jitsym::plugin {
 namespace {
 
@@ -93,12 +95,19 @@ void PendingBreakpoints::keepJavaOnly() {
 }
 
 bool PendingBreakpoints::mayResolve(std::string_view symbolName) const {
-  for (const std::string &name : names_)
-    if (symbolName.find(name) != std::string_view::npos)
-      return true;
-  for (const llvm::Regex &pattern : patterns_)
-    if (pattern.match(llvm::StringRef(symbolName.data(), symbolName.size())))
-      return true;
+  // The name a user types is not always inside the runtime's: Mono's
+  // "Busy:Leaf (int)" is typed "Busy.Leaf" (the alias jitsym adds).
+  const std::string typed = names_.empty() && patterns_.empty() ? "" : nameAsTyped(symbolName);
+  for (std::string_view candidate : {symbolName, std::string_view(typed)}) {
+    if (candidate.empty())
+      continue;
+    for (const std::string &name : names_)
+      if (candidate.find(name) != std::string_view::npos)
+        return true;
+    for (const llvm::Regex &pattern : patterns_)
+      if (pattern.match(llvm::StringRef(candidate.data(), candidate.size())))
+        return true;
+  }
   return false;
 }
 

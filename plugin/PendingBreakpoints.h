@@ -38,7 +38,8 @@ public:
   }
   // Whether a symbol of this name may resolve one of them. Generous on purpose:
   // a name containing a wanted name matches (LLDB matches demangled base names
-  // and the names of methods), since a false match costs one early publish.
+  // and the names of methods), since a false match costs one early publish;
+  // so does one whose name as typed (RuntimeNames.h) contains it.
   bool mayResolve(std::string_view symbolName) const;
   // Whether lines in this source file may resolve a file-and-line breakpoint.
   bool mayResolveFile(std::string_view file) const;

@@ -427,17 +427,12 @@ BEAM_DUMP_GAP = (
     "with +JPperf dump alone BEAM's JIT code keeps no frame pointer (OTP 25 keeps them "
     "only with a perf map) and its jitdump carries no unwind table: the backtrace ends at "
     "the BIF-call stub (jit`global::call_light_bif_shared), so no Erlang function is a frame")
-MONO_FIRST_CALL_GAP = (
-    "Mono fprintf's each map line into a FILE it never flushes: no write(2) announces "
-    "leaf, so the pending breakpoint resolves only at the next write, which leaf's own first "
-    "call makes (Console output); its second call stops")
 EXPECTED_FAILURES.update({
     ("php82", "map", "breakpoint"): PHP_BREAKPOINT_GAP,
     ("php82", "jitdump", "breakpoint"): PHP_BREAKPOINT_GAP,
     ("beam", "map", "main"): BEAM_ROOT_GAP,
     ("beam", "jitdump", "named"): BEAM_DUMP_GAP,
     ("beam", "jitdump", "main"): BEAM_DUMP_GAP,
-    ("mono", "map", "breakpoint"): MONO_FIRST_CALL_GAP,
 })
 
 
