@@ -373,7 +373,9 @@ RUNTIMES += [
             "getppid", "leaf", more=second_round(trace=CPYTHON_TRACE)),
     Runtime("beam", "Erlang/OTP {version} (BEAM)", system_binary(ERTS_BIN + "/erlexec"), "beam",
             (Mode("map", ["+JPperf", "map"]), Mode("jitdump", ["+JPperf", "dump"])),
-            lambda mode_args: mode_args + ["-noshell", "-pa", "{built}", "-s", "prog", "main",
+            # one scheduler, few threads: each compile stop stops them all
+            lambda mode_args: mode_args + ["+S", "1", "+SDcpu", "1", "+SDio", "1", "+A", "1",
+                                           "-noshell", "-pa", "{built}", "-s", "prog", "main",
                                            "3000000"],
             "phash2_1", "prog:leaf/1", thread_name="1_scheduler", needs=("erlc",), env=BEAM_ENV,
             more=second_round(trace=BEAM_TRACE,
