@@ -28,7 +28,9 @@ checks:
                one of its stops is in optimized code (V8's `*`/`+` tiers,
                JavaScriptCore's DFG/FTL, HotSpot's C2, [tier 4]); a location
                in other code is disabled once hit, so the run goes on until
-               the optimized code's first call. The runtimes of one tier
+               the optimized code's first call. (V8's jitdump: set at the
+               program's first native call; CPython, BEAM: at the native
+               call the program makes once before leaf exists.) The runtimes of one tier
                (PHP, CPython, BEAM, Mono, PostgreSQL) must stop at the first
                call: before the program's stack trace is printed (leaf prints
                it in its first call), PostgreSQL before its first int4mod.
@@ -226,13 +228,17 @@ class More:
                    before the program's first call of `leaf` ran (code of
                    one tier, compiled before or at its first call: the
                    program prints its stack trace in that call, before its
-                   native call; PostgreSQL: before the first native call)"""
+                   native call; PostgreSQL: before the first native call)
+      ready_call   the program makes the native call once before leaf
+                   exists (BEAM: before its module is loaded): a mode set
+                   not to break at start sets the breakpoint there, which
+                   spares the compile stops of the runtime's start"""
 
     def __init__(self, trace=None, chain=None, vm_stack=False, stdin=None, build=None,
-                 prepare=None, version=None, early=False, first_call=False):
+                 prepare=None, version=None, early=False, first_call=False, ready_call=False):
         self.trace, self.chain, self.vm_stack, self.stdin = trace, chain, vm_stack, stdin
         self.build, self.prepare, self.version = build, prepare, version
-        self.early, self.first_call = early, first_call
+        self.early, self.first_call, self.ready_call = early, first_call, ready_call
 
 
 def second_round(**what):
@@ -362,23 +368,26 @@ RUNTIMES += [
                 os.path.join(INPUTS, "runtimes", "prog.php"), "3000000"],
             "getpid", "leaf", more=second_round(trace=PHP_TRACE, vm_stack=True)),
     Runtime("cpython312", "CPython {version} (pyenv)", pyenv_python("3.12"), "cpython",
-            (Mode("map", ["-X", "perf"]),),
+            (Mode("map", ["-X", "perf"], breakpoint_at_start=False),),
             lambda mode_args: ["-S"] + mode_args + [os.path.join(INPUTS, "runtimes", "prog.py"),
                                            "1000000"],
-            "getppid", "leaf", more=second_round(trace=CPYTHON_TRACE)),
+            "getppid", "leaf", more=second_round(trace=CPYTHON_TRACE, ready_call=True)),
     Runtime("cpython313", "CPython {version} (pyenv)", pyenv_python("3.13"), "cpython",
-            (Mode("map", ["-X", "perf"]), Mode("jitdump", ["-X", "perf_jit"])),
+            (Mode("map", ["-X", "perf"], breakpoint_at_start=False),
+             Mode("jitdump", ["-X", "perf_jit"], breakpoint_at_start=False)),
             lambda mode_args: ["-S"] + mode_args + [os.path.join(INPUTS, "runtimes", "prog.py"),
                                            "1000000"],
-            "getppid", "leaf", more=second_round(trace=CPYTHON_TRACE)),
+            "getppid", "leaf", more=second_round(trace=CPYTHON_TRACE, ready_call=True)),
     Runtime("beam", "Erlang/OTP {version} (BEAM)", system_binary(ERTS_BIN + "/erlexec"), "beam",
-            (Mode("map", ["+JPperf", "map"]), Mode("jitdump", ["+JPperf", "dump"])),
+            (Mode("map", ["+JPperf", "map"], breakpoint_at_start=False),
+             Mode("jitdump", ["+JPperf", "dump"], breakpoint_at_start=False)),
             # one scheduler, few threads: each compile stop stops them all
             lambda mode_args: mode_args + ["+S", "1", "+SDcpu", "1", "+SDio", "1", "+A", "1",
-                                           "-noshell", "-pa", "{built}", "-s", "prog", "main",
-                                           "3000000"],
+                                           # phash2 once before prog is loaded
+                                           "-noshell", "-pa", "{built}", "-eval",
+                                           "erlang:phash2(ready), prog:main(['3000000'])."],
             "phash2_1", "prog:leaf/1", thread_name="1_scheduler", needs=("erlc",), env=BEAM_ENV,
-            more=second_round(trace=BEAM_TRACE,
+            more=second_round(trace=BEAM_TRACE, ready_call=True,
                       build=compile_program("erlc", "prog.erl", ["-o", "{out}"]),
                       version=["/usr/bin/erl", "-noshell", "-eval",
                                '{ok, V} = file:read_file(filename:join([code:root_dir(), '
@@ -711,6 +720,14 @@ class Cell:
             elif bp_id == self.native_id and not self.native_armed:
                 # The runtime calls it on its own too (Node's bootstrap): the
                 # program's calls are those after its stack trace is printed.
+                if self.typed_id is None and self.runtime.more.ready_call:
+                    # the program's call before leaf exists (More.ready_call);
+                    # `process continue`, the command, as a user would: the
+                    # plugin sees a breakpoint set at a stop before the command
+                    # resumes (SBProcess.Continue() resumes without it)
+                    self.set_typed_breakpoint(target)
+                    self.driver.run("process continue")
+                    continue
                 if re.search(r"(Error|Throwable): leaf", read_text(self.stdout_path)):
                     self.native_armed = True
                     if self.typed_id is None:

@@ -3,7 +3,8 @@
 %% every 64 iterations (erlang:phash2/1: the BIF's C code, phash2_1), called
 %% where it is not a tail call, so every function keeps its frame. At the
 %% first native call leaf prints BEAM's own stack trace before making the
-%% call. Run as: erl -noshell -s prog main ITERATIONS.
+%% call. Run as: erl -noshell -eval "erlang:phash2(ready), prog:main(['N'])."
+%% (the native call once before this module is loaded).
 -module(prog).
 -export([main/1]).
 

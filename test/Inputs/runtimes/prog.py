@@ -4,8 +4,8 @@
 # not call on its own). With a perf hook every Python call goes through a
 # trampoline of the called code's own, which the map or jitdump names
 # "py::leaf:/path/prog.py". At the first native call leaf prints CPython's own
-# stack trace before making the call. The argument is the number of
-# iterations.
+# stack trace before making the call; the program makes the native call once
+# before any of them runs. The argument is the number of iterations.
 import os
 import sys
 import traceback
@@ -39,4 +39,5 @@ def top(n):
     return outerLoop(n)
 
 
+os.getppid()  # once before leaf exists: the matrix may set its breakpoint here
 print("result", top(int(sys.argv[1]) if len(sys.argv) > 1 else 100000))

@@ -30,8 +30,9 @@ bool nameSaysNotMachineCode(std::string_view name);
 //   CPython     "py::Thing.run:/src/app.py"               -> "Thing.run"
 //   Mono        "Demo.Hot:Work (int)"                     -> "Demo.Hot.Work"
 //   PHP opcache "JIT$crunch", "JIT$Calc::run"             -> "crunch", "Calc::run"
-// (the forms of V8, HotSpot, BEAM, Mono and PHP checked on the real runtimes
-// here; CPython's from its documentation: Debian 12's 3.11 has no perf map)
+// (the forms of V8, HotSpot, BEAM, Mono, PHP and CPython 3.12 and 3.13 (pyenv's;
+// Debian 12's 3.11 has no perf map) checked on the real runtimes here: the
+// runtime matrix)
 // LLDB finds a JSON symbol by `breakpoint set -n` only under its whole name, so
 // the symbol files carry this name too, as an alias (SymbolFileWriter.h).
 std::string nameAsTyped(std::string_view name);
