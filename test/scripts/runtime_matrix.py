@@ -232,13 +232,17 @@ class More:
       ready_call   the program makes the native call once before leaf
                    exists (BEAM: before its module is loaded): a mode set
                    not to break at start sets the breakpoint there, which
-                   spares the compile stops of the runtime's start"""
+                   spares the compile stops of the runtime's start
+      absent_version  the version in the label when the runtime is absent
+                   ("3.12" for pyenv's CPython 3.12)"""
 
     def __init__(self, trace=None, chain=None, vm_stack=False, stdin=None, build=None,
-                 prepare=None, version=None, early=False, first_call=False, ready_call=False):
+                 prepare=None, version=None, early=False, first_call=False, ready_call=False,
+                 absent_version=""):
         self.trace, self.chain, self.vm_stack, self.stdin = trace, chain, vm_stack, stdin
         self.build, self.prepare, self.version = build, prepare, version
         self.early, self.first_call, self.ready_call = early, first_call, ready_call
+        self.absent_version = absent_version
 
 
 def second_round(**what):
@@ -371,13 +375,15 @@ RUNTIMES += [
             (Mode("map", ["-X", "perf"], breakpoint_at_start=False),),
             lambda mode_args: ["-S"] + mode_args + [os.path.join(INPUTS, "runtimes", "prog.py"),
                                            "1000000"],
-            "getppid", "leaf", more=second_round(trace=CPYTHON_TRACE, ready_call=True)),
+            "getppid", "leaf", more=second_round(trace=CPYTHON_TRACE, ready_call=True,
+                                                 absent_version="3.12")),
     Runtime("cpython313", "CPython {version} (pyenv)", pyenv_python("3.13"), "cpython",
             (Mode("map", ["-X", "perf"], breakpoint_at_start=False),
              Mode("jitdump", ["-X", "perf_jit"], breakpoint_at_start=False)),
             lambda mode_args: ["-S"] + mode_args + [os.path.join(INPUTS, "runtimes", "prog.py"),
                                            "1000000"],
-            "getppid", "leaf", more=second_round(trace=CPYTHON_TRACE, ready_call=True)),
+            "getppid", "leaf", more=second_round(trace=CPYTHON_TRACE, ready_call=True,
+                                                 absent_version="3.13")),
     Runtime("beam", "Erlang/OTP {version} (BEAM)", system_binary(ERTS_BIN + "/erlexec"), "beam",
             (Mode("map", ["+JPperf", "map"], breakpoint_at_start=False),
              Mode("jitdump", ["+JPperf", "dump"], breakpoint_at_start=False)),
@@ -1185,7 +1191,8 @@ def main():
             if only and runtime.key not in only:
                 continue
             why = skipped_reason(runtime, build)
-            name = (runtime.label.format(version="").replace("  ", " ") if why
+            name = (runtime.label.format(version=runtime.more.absent_version).replace("  ", " ")
+                    if why
                     else label(runtime, build))
             for mode in runtime.modes:
                 if mode.name not in modes:
