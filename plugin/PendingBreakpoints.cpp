@@ -95,20 +95,23 @@ void PendingBreakpoints::keepJavaOnly() {
 }
 
 bool PendingBreakpoints::mayResolve(std::string_view symbolName) const {
-  // The name a user types is not always inside the runtime's: Mono's
-  // "Busy:Leaf (int)" is typed "Busy.Leaf" (the alias jitsym adds).
-  const std::string typed = names_.empty() && patterns_.empty() ? "" : nameAsTyped(symbolName);
-  for (std::string_view candidate : {symbolName, std::string_view(typed)}) {
-    if (candidate.empty())
-      continue;
+  auto matches = [this](std::string_view candidate) {
     for (const std::string &name : names_)
       if (candidate.find(name) != std::string_view::npos)
         return true;
     for (const llvm::Regex &pattern : patterns_)
       if (pattern.match(llvm::StringRef(candidate.data(), candidate.size())))
         return true;
-  }
-  return false;
+    return false;
+  };
+  if (matches(symbolName))
+    return true;
+  // The name a user types is not always inside the runtime's: Mono's
+  // "Busy:Leaf (int)" is typed "Busy.Leaf" (the alias jitsym adds).
+  if (names_.empty() && patterns_.empty())
+    return false;
+  const std::string typed = nameAsTyped(symbolName);
+  return !typed.empty() && matches(typed);
 }
 
 bool PendingBreakpoints::mayResolveFile(std::string_view file) const {
