@@ -54,6 +54,20 @@ llvm::DILineInfo lineAt(Parsed &p, uint64_t address) {
                                 llvm::DILineInfoSpecifier::FunctionNameKind::ShortName)));
 }
 
+// The addresses of the line table's rows, and of those that end a prologue.
+std::pair<std::vector<uint64_t>, std::vector<uint64_t>> rowAddresses(Parsed &p) {
+  std::vector<uint64_t> rows, prologueEnds;
+  for (const auto &unit : p.dwarf->compile_units())
+    if (const llvm::DWARFDebugLine::LineTable *table = p.dwarf->getLineTableForUnit(unit.get()))
+      for (const llvm::DWARFDebugLine::Row &row : table->Rows)
+        if (!row.EndSequence) {
+          rows.push_back(row.Address.Address);
+          if (row.PrologueEnd)
+            prologueEnds.push_back(row.Address.Address);
+        }
+  return {rows, prologueEnds};
+}
+
 } // namespace
 
 TEST(DebugObject, LinesAndFunctionsReadBack) {
@@ -198,15 +212,7 @@ TEST(DebugObject, PrologueEndsAtTheFirstInstruction) {
   lines.set(g, {{g + 0x8, 7, 1, "/app/hot.js"}});
   auto parsed = build({{f, f + 0x40, "f"}, {g, g + 0x40, "g"}}, lines);
   ASSERT_TRUE(parsed);
-  std::vector<uint64_t> prologueEnds, rows;
-  for (const auto &unit : parsed->dwarf->compile_units())
-    if (const llvm::DWARFDebugLine::LineTable *table = parsed->dwarf->getLineTableForUnit(unit.get()))
-      for (const llvm::DWARFDebugLine::Row &row : table->Rows)
-        if (!row.EndSequence) {
-          rows.push_back(row.Address.Address);
-          if (row.PrologueEnd)
-            prologueEnds.push_back(row.Address.Address);
-        }
+  const auto [rows, prologueEnds] = rowAddresses(*parsed);
   EXPECT_EQ(rows, (std::vector<uint64_t>{f, f + 0x10, g + 0x8}));
   EXPECT_EQ(prologueEnds, (std::vector<uint64_t>{f}));
 }
@@ -226,15 +232,7 @@ TEST(DebugObject, PrologueEndsAtTheEntryPoint) {
   lines.setEntryPoint(h, h + 0x20); // in code with no line
   auto parsed = build({{f, f + 0x80, "f"}, {g, g + 0x80, "g"}, {h, h + 0x80, "h"}}, lines);
   ASSERT_TRUE(parsed);
-  std::vector<uint64_t> prologueEnds, rows;
-  for (const auto &unit : parsed->dwarf->compile_units())
-    if (const llvm::DWARFDebugLine::LineTable *table = parsed->dwarf->getLineTableForUnit(unit.get()))
-      for (const llvm::DWARFDebugLine::Row &row : table->Rows)
-        if (!row.EndSequence) {
-          rows.push_back(row.Address.Address);
-          if (row.PrologueEnd)
-            prologueEnds.push_back(row.Address.Address);
-        }
+  const auto [rows, prologueEnds] = rowAddresses(*parsed);
   EXPECT_EQ(rows, (std::vector<uint64_t>{f, f + 0x20, f + 0x40, g, g + 0x20, h + 0x40}));
   EXPECT_EQ(prologueEnds, (std::vector<uint64_t>{f + 0x20, g + 0x20}));
   EXPECT_EQ(lineAt(*parsed, f + 0x28).Line, 3u); // the added row keeps the line
