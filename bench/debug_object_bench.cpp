@@ -18,8 +18,8 @@ namespace {
 void BM_DebugObjectWindow(benchmark::State &state) {
   const uint64_t functions = static_cast<uint64_t>(state.range(0));
   const uint64_t base = 0x7f0000000000, stride = (1 << 20) / functions;
-  LineTables lines;
-  UnwindTables unwind;
+  JitTables tables;
+  LineTables &lines = tables.lines;
   std::vector<std::string> names;
   for (uint64_t i = 0; i < functions; ++i)
     names.push_back("long com.example.Generated" + std::to_string(i) + ".work(int, long)");
@@ -35,7 +35,7 @@ void BM_DebugObjectWindow(benchmark::State &state) {
   UuidBytes id{};
   for (auto _ : state) {
     llvm::Expected<std::string> image =
-        buildDebugObject(kX86_64, {base, base + (1 << 20)}, id, "jit", window, lines, unwind);
+        buildDebugObject(kX86_64, {base, base + (1 << 20)}, id, "jit", window, tables);
     if (!image) {
       state.SkipWithError(llvm::toString(image.takeError()).c_str());
       break;

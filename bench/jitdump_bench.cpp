@@ -121,7 +121,7 @@ static void BM_LoadJitdump100MB(benchmark::State &state) {
       state.SkipWithError("load failed");
       return;
     }
-    symbols = loaded->table.size();
+    symbols = loaded->tables.symbols.size();
     benchmark::DoNotOptimize(symbols);
   }
   reportLoad(state, symbols, 0); // unwind tables are not kept

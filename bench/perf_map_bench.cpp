@@ -45,8 +45,8 @@ static void BM_LoadMap1M(benchmark::State &state) {
       state.SkipWithError("load failed");
       return;
     }
-    bytes = loaded->table.memoryBytes();
-    benchmark::DoNotOptimize(loaded->table.size());
+    bytes = loaded->tables.symbols.memoryBytes();
+    benchmark::DoNotOptimize(loaded->tables.symbols.size());
   }
   state.counters["bytes_per_symbol"] = double(bytes) / 1e6;
 }

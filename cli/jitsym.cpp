@@ -122,13 +122,13 @@ static int runConvert() {
   LoadedSymbols loaded;
   if (!load(ConvertInput, loaded))
     return 1;
-  if (loaded.table.size() == 0) {
+  if (loaded.tables.symbols.size() == 0) {
     llvm::errs() << "error: " << ConvertInput << ": no symbols found\n";
     return 1;
   }
   // Offline there is no memory map: the planner gives each window's symbols a
   // section over the pages they span, as for an export.
-  RegionPlanner planner(loaded.table, JitAddressSpace::unrestricted());
+  RegionPlanner planner(loaded.tables.symbols, JitAddressSpace::unrestricted());
   const std::vector<PlannedRegion> regions = planner.plan();
   SymbolFileSpec spec;
   spec.triple = defaultTriple(loaded, ConvertTriple);
@@ -136,10 +136,10 @@ static int runConvert() {
   for (const PlannedRegion &region : regions)
     symbols.insert(symbols.end(), region.symbols.begin(), region.symbols.end());
   spec.uuid = ConvertUuid.empty()
-                  ? uuidToString(planUuid(loaded.table, regions, "jitsym-convert"))
+                  ? uuidToString(planUuid(loaded.tables.symbols, regions, "jitsym-convert"))
                   : std::string(ConvertUuid);
   spec.sections = sectionsOf(regions);
-  std::string json = renderSymbolFile(spec, loaded.table, symbols, [&](const Symbol &symbol) {
+  std::string json = renderSymbolFile(spec, loaded.tables.symbols, symbols, [&](const Symbol &symbol) {
     return planner.isData(symbol);
   });
   if (ConvertOutput == "-") {
@@ -174,7 +174,7 @@ static int runLookup() {
       status = 1;
       continue;
     }
-    std::optional<std::string> described = describeAddress(loaded.table, *address, &loaded.lines);
+    std::optional<std::string> described = describeAddress(loaded.tables.symbols, *address, &loaded.tables.lines);
     llvm::outs() << llvm::format("0x%016llx ", static_cast<unsigned long long>(*address))
                  << (described ? *described : std::string("??")) << "\n";
   }
@@ -191,8 +191,8 @@ static int runSymbolicate() {
     return 1;
   }
   llvm::StringRef text = (*buffer)->getBuffer();
-  llvm::outs() << symbolicateText(loaded.table, std::string_view(text.data(), text.size()),
-                                  &loaded.lines);
+  llvm::outs() << symbolicateText(loaded.tables.symbols, std::string_view(text.data(), text.size()),
+                                  &loaded.tables.lines);
   return 0;
 }
 
@@ -236,9 +236,7 @@ static int runExport() {
   if (!load(sources, loaded, options))
     return 1;
   ExportRequest request;
-  request.table = &loaded.table;
-  request.lines = &loaded.lines;
-  request.unwind = &loaded.unwind;
+  request.tables = &loaded.tables;
   request.triple = defaultTriple(loaded, ExportTriple);
   request.origin = llvm::join(sources, " + ");
   // A jitdump's code bytes say which functions keep a frame pointer.
@@ -272,7 +270,7 @@ static int runExport() {
     return 1;
   }
   if (result->symbols == 0) {
-    llvm::errs() << "error: " << request.origin << ": none of its " << loaded.table.size()
+    llvm::errs() << "error: " << request.origin << ": none of its " << loaded.tables.symbols.size()
                  << " symbols lies in anonymous memory of " << maps
                  << ": the files are not from the same process\n";
     return 1;

@@ -27,15 +27,15 @@ bool onCompileStop(void *, lldb::SBProcess &process, lldb::SBThread &thread,
   // interrupt-stop thread's to sync (which, when a slow callback outlasted
   // its wait, synced it as LLDB resumed, and LLDB then showed the stop as a
   // user breakpoint's in pending-breakpoint-at-compile under CI load).
-  state.stopSynced = process.GetStopID();
+  state.stops().syncing(Stop::at(process, Stop::Kind::Compile));
   // Nothing left to watch for: resume at once. The watch goes at the next stop
   // or resume; disabling it here, inside its own callback, makes LLDB report
   // the stop instead of resuming.
   if (!state.settings().autoSync || !state.settings().watchCompiles ||
-      state.compileWatch.pending().empty())
+      state.compileWatch().pending().empty())
     return false;
   lldb::SBDebugger debugger = target.GetDebugger();
-  const PendingBreakpoints &pending = state.compileWatch.pending();
+  const PendingBreakpoints &pending = state.compileWatch().pending();
   std::optional<SyncReport> synced;
   if (CompileWatch::atAnnouncement(thread)) {
     llvm::Expected<SyncReport> report = state.syncAtAnnouncement(debugger, pending);
@@ -52,7 +52,7 @@ bool onCompileStop(void *, lldb::SBProcess &process, lldb::SBThread &thread,
       synced = std::move(*report);
   }
   if (synced && (synced->added > 0 || synced->removed > 0))
-    state.compileWatch.refreshPending(target);
+    state.compileWatch().refreshPending(target);
   return false;
 }
 
@@ -76,7 +76,7 @@ void updateCompileWatch(TargetSync &state) {
   // call's format and arguments.
   plan.watchPrintf = !runsBeam(state.target());
   plan.isJitModule = [&state](lldb::SBModule &module) { return state.ownsModule(module); };
-  state.compileWatch.update(state.target(), std::move(plan), onCompileStop);
+  state.compileWatch().update(state.target(), std::move(plan), onCompileStop);
 }
 
 // A breakpoint set at the prompt since the last stop is seen before the
@@ -109,7 +109,7 @@ bool beforeLaunch(void *baton, const char **command) {
     TargetSync &state = registry().forTarget(target);
     if (state.settings().jvmSignals && state.runsJvm()) {
       writeText(debugger->GetOutputFile(), passJvmSignalsBeforeLaunch(*debugger, target));
-      state.jvmSignalsChecked = true;
+      state.takeJvmSignalsCheck(); // done: not again at the first stop
     }
   }
   return beforeResume(baton, command);

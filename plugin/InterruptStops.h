@@ -8,7 +8,7 @@
 //
 // How: a thread looks at the process of every target of the debuggers that
 // loaded the plugin, 50 times a second. A process stopped at a stop no sync
-// was at (TargetSync::stopSynced) is synced from here: at once when the
+// was at (StopHistory, Stop.h) is synced from here: at once when the
 // stop's event says interrupted, else after 100 ms, time enough for a stop
 // hook to have begun, with the
 // target's API lock held (the registry lock only if free, never waited for

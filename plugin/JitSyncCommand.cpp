@@ -32,6 +32,91 @@ std::string summary(const SyncReport &r) {
   return out.str();
 }
 
+// "warning: jit-sync: FILE:LINE: problem (line skipped)": a map's problem has
+// a line; a jitdump's names its byte offset and record.
+std::string warning(const Diagnostic &d) {
+  return "warning: jit-sync: " + d.str() + (d.line ? " (line skipped)" : "") + "\n";
+}
+
+// An attached JVM (or one launched before the plugin was loaded) gets its
+// signals passed, once, at the first sync: what was done, for the user.
+std::string checkJvmSignals(lldb::SBDebugger &debugger, TargetSync &state) {
+  lldb::SBTarget &target = state.target();
+  if (!state.settings().jvmSignals || !target.GetProcess().IsValid() || !state.runsJvm() ||
+      !state.takeJvmSignalsCheck())
+    return "";
+  return passJvmSignalsToProcess(debugger, target);
+}
+
+// After a sync that worked: exits are watched while there are modules, and
+// the compile watch follows the breakpoints.
+void afterSync(TargetSync &state) {
+  if (state.hasModules())
+    exitWatcher().ensureRunning();
+  updateCompileWatch(state);
+}
+
+bool status(lldb::SBDebugger &debugger, TargetSync &state,
+            lldb::SBCommandReturnObject &result) {
+  lldb::SBTarget &target = state.target();
+  updateCompileWatch(state);
+  result.Printf("%s", state.status().c_str());
+  if (state.settings().autoSync && !hasStopHook(debugger, target))
+    result.Printf("stop hook: gone (deleted?): stops sync only at `bt` and jit-sync; "
+                  "`jit-sync --auto on` puts it back\n");
+  CompileWatch &watch = state.compileWatch();
+  const PendingBreakpoints &pending = watch.pending();
+  if (watch.installed())
+    result.Printf("compile watch: on, %zu stop location(s)%s: %zu breakpoint(s) "
+                  "pending, %zu location(s) in JIT code; %llu compile stop(s) so far\n",
+                  watch.locations(target),
+                  state.runsJvm() ? " (the announcement hook only: a JVM)" : "",
+                  pending.waiting(), pending.locations(),
+                  static_cast<unsigned long long>(watch.stops(target)));
+  else if (!state.settings().watchCompiles)
+    result.Printf("compile watch: off (--watch-compiles off)\n");
+  else
+    result.Printf("compile watch: off (no breakpoint waits for JIT code or sits in it)\n");
+  if (lldb::SBProcess process = target.GetProcess(); process.IsValid())
+    result.Printf("%s", state.stops().status(process.GetStopID()).c_str());
+  result.SetStatus(lldb::eReturnStatusSuccessFinishResult);
+  return true;
+}
+
+// A sync at a stop (the stop hook's `jit-sync --on-stop`, or a stop LLDB ran
+// no hook at): the user asked for a backtrace, so only problems are said, on
+// the debugger's error stream; an error that repeats is said once. `result`
+// takes what the first stop in a JVM does with its signals.
+void syncAtStop(lldb::SBDebugger debugger, TargetSync &state, const Stop &stop,
+                lldb::SBCommandReturnObject &result) {
+  result.Printf("%s", checkJvmSignals(debugger, state).c_str());
+  if (!state.settings().autoSync)
+    return;
+  // LLDB 22 shows a compile stop the watch's callback resumed when another
+  // thread stopped at the same moment at an internal breakpoint whose
+  // callback it runs synchronously only (the dynamic loader's, as a library
+  // loads). Say what it is; resuming from here is not safe.
+  lldb::SBProcess process = state.target().GetProcess();
+  if (state.compileWatch().onlyWatchStopped(process) &&
+      state.stops().explainWatchStopAt(stop.id()))
+    writeText(debugger.GetOutputFile(),
+              "jit-sync: this stop is jitsym's compile watch, shown by LLDB because a "
+              "library was loading at the same moment: nothing of yours; 'continue'\n");
+  llvm::Expected<SyncReport> report = state.sync(debugger, SyncOptions{}, stop);
+  if (!report) {
+    const std::string message = "jit-sync: " + llvm::toString(report.takeError());
+    if (state.stops().errorIsNew(message))
+      writeText(debugger.GetErrorFile(), "error: " + message + "\n");
+    return;
+  }
+  state.stops().syncSucceeded();
+  afterSync(state);
+  for (const Diagnostic &d : report->diagnostics)
+    writeText(debugger.GetErrorFile(), warning(d));
+  if (report->interrupted) // said even at a stop: the user pressed Ctrl-C
+    writeText(debugger.GetErrorFile(), "jit-sync: " + report->note + "\n");
+}
+
 class JitSyncCommand : public lldb::SBCommandPluginInterface {
 public:
   bool DoExecute(lldb::SBDebugger debugger, char **args,
@@ -62,39 +147,8 @@ public:
     using Action = CommandOptions::Action;
     Registry &reg = registry();
     reg.prune();
-
-    // --auto, --jvm-signals, --watch-compiles, --portable: a switch for every
-    // target of this debugger, and the default of the ones created later.
-    auto switchAll = [&](bool TargetSettings::*field, const char *what) {
-      reg.defaults().*field = options.on;
-      for (uint32_t i = 0; i < debugger.GetNumTargets(); ++i) {
-        TargetSync &state = reg.forTarget(debugger.GetTargetAtIndex(i));
-        TargetSettings changed = state.settings();
-        changed.*field = options.on;
-        state.apply(changed);
-        updateCompileWatch(state);
-      }
-      result.Printf("jit-sync: %s is %s\n", what, options.on ? "on" : "off");
-      result.SetStatus(lldb::eReturnStatusSuccessFinishResult);
-      return true;
-    };
-    switch (options.action) {
-    case Action::Auto:
-      if (options.on) // and its trigger, if a user deleted it
-        for (uint32_t i = 0; i < debugger.GetNumTargets(); ++i)
-          ensureStopHook(debugger, debugger.GetTargetAtIndex(i));
-      return switchAll(&TargetSettings::autoSync, "automatic sync at every stop");
-    case Action::JvmSignals:
-      return switchAll(&TargetSettings::jvmSignals, "passing a JVM's own signals to it");
-    case Action::WatchCompiles:
-      return switchAll(&TargetSettings::watchCompiles,
-                       "resolving pending breakpoints at compile time");
-    case Action::Portable:
-      return switchAll(&TargetSettings::portable,
-                       "reaching local processes through the SB API only");
-    default:
-      break;
-    }
+    if (isSwitch(options.action))
+      return switchAll(debugger, options, result);
     if (!target.IsValid()) {
       if (options.onStop)
         return true;
@@ -102,111 +156,111 @@ public:
       return false;
     }
     TargetSync &state = reg.forTarget(target);
-    if (options.action == Action::Status) {
-      updateCompileWatch(state);
-      result.Printf("%s", state.status().c_str());
-      if (state.settings().autoSync && !hasStopHook(debugger, target))
-        result.Printf("stop hook: gone (deleted?): stops sync only at `bt` and jit-sync; "
-                      "`jit-sync --auto on` puts it back\n");
-      const PendingBreakpoints &pending = state.compileWatch.pending();
-      if (state.compileWatch.installed())
-        result.Printf("compile watch: on, %zu stop location(s)%s: %zu breakpoint(s) "
-                      "pending, %zu location(s) in JIT code; %llu compile stop(s) so far\n",
-                      state.compileWatch.locations(target),
-                      state.runsJvm() ? " (the announcement hook only: a JVM)" : "",
-                      pending.waiting(), pending.locations(),
-                      static_cast<unsigned long long>(state.compileWatch.stops(target)));
-      else if (!state.settings().watchCompiles)
-        result.Printf("compile watch: off (--watch-compiles off)\n");
-      else
-        result.Printf("compile watch: off (no breakpoint waits for JIT code or sits in it)\n");
-      result.SetStatus(lldb::eReturnStatusSuccessFinishResult);
+    if (options.onStop) {
+      lldb::SBProcess process = target.GetProcess();
+      syncAtStop(debugger, state, Stop::at(process, Stop::Kind::User), result);
       return true;
     }
+    if (options.action == Action::Status)
+      return status(debugger, state, result);
     if (options.action == Action::Clear) {
       state.reset();
       result.Printf("jit-sync: cleared the JIT modules of this target\n");
       result.SetStatus(lldb::eReturnStatusSuccessFinishResult);
       return true;
     }
-    // An attached JVM (or one launched before the plugin was loaded): its
-    // signals, once, at the first stop.
-    if (state.settings().jvmSignals && !state.jvmSignalsChecked && target.GetProcess().IsValid() &&
-        state.runsJvm()) {
-      state.jvmSignalsChecked = true;
-      result.Printf("%s", passJvmSignalsToProcess(debugger, target).c_str());
-    }
-    if (options.onStop && !state.settings().autoSync)
-      return true;
-    // LLDB 22 shows a compile stop the watch's callback resumed when another
-    // thread stopped at the same moment at an internal breakpoint whose
-    // callback it runs synchronously only (the dynamic loader's, as a library
-    // loads). Say what it is; resuming from here is not safe.
-    // LLDB runs the stop hooks once per thread with a stop reason: said once.
-    const uint32_t stopId = target.GetProcess().GetStopID();
-    if (options.onStop && state.watchStopSaid != stopId &&
-        state.compileWatch.onlyWatchStopped(target.GetProcess())) {
-      state.watchStopSaid = stopId;
-      writeText(debugger.GetOutputFile(),
-                "jit-sync: this stop is jitsym's compile watch, shown by LLDB because a "
-                "library was loading at the same moment: nothing of yours; 'continue'\n");
-    }
+    if (!syncTyped(debugger, state, options.sync, result))
+      return false;
+    if (options.exportDir && !exportTo(debugger, state, *options.exportDir, result))
+      return false;
+    result.SetStatus(lldb::eReturnStatusSuccessFinishResult);
+    return true;
+  }
 
-    state.stopSynced = stopId; // done or failed, not tried again at this stop
-    llvm::Expected<SyncReport> report = state.sync(debugger, options.sync);
+private:
+  static bool isSwitch(CommandOptions::Action action) {
+    using Action = CommandOptions::Action;
+    return action == Action::Auto || action == Action::JvmSignals ||
+           action == Action::WatchCompiles || action == Action::Portable;
+  }
+
+  // --auto, --jvm-signals, --watch-compiles, --portable: a switch for every
+  // target of this debugger, and the default of the ones created later.
+  static bool switchAll(lldb::SBDebugger debugger, const CommandOptions &options,
+                        lldb::SBCommandReturnObject &result) {
+    using Action = CommandOptions::Action;
+    bool TargetSettings::*field = &TargetSettings::autoSync;
+    const char *what = "automatic sync at every stop";
+    switch (options.action) {
+    case Action::JvmSignals:
+      field = &TargetSettings::jvmSignals;
+      what = "passing a JVM's own signals to it";
+      break;
+    case Action::WatchCompiles:
+      field = &TargetSettings::watchCompiles;
+      what = "resolving pending breakpoints at compile time";
+      break;
+    case Action::Portable:
+      field = &TargetSettings::portable;
+      what = "reaching local processes through the SB API only";
+      break;
+    default: // Auto, and its trigger, if a user deleted it
+      if (options.on)
+        for (uint32_t i = 0; i < debugger.GetNumTargets(); ++i)
+          ensureStopHook(debugger, debugger.GetTargetAtIndex(i));
+      break;
+    }
+    Registry &reg = registry();
+    reg.defaults().*field = options.on;
+    for (uint32_t i = 0; i < debugger.GetNumTargets(); ++i) {
+      TargetSync &state = reg.forTarget(debugger.GetTargetAtIndex(i));
+      TargetSettings changed = state.settings();
+      changed.*field = options.on;
+      state.apply(changed);
+      updateCompileWatch(state);
+    }
+    result.Printf("jit-sync: %s is %s\n", what, options.on ? "on" : "off");
+    result.SetStatus(lldb::eReturnStatusSuccessFinishResult);
+    return true;
+  }
+
+  // `jit-sync` typed: its summary, its problems, or its error.
+  static bool syncTyped(lldb::SBDebugger debugger, TargetSync &state, const SyncOptions &sync,
+                        lldb::SBCommandReturnObject &result) {
+    result.Printf("%s", checkJvmSignals(debugger, state).c_str());
+    lldb::SBProcess process = state.target().GetProcess();
+    llvm::Expected<SyncReport> report =
+        state.sync(debugger, sync, Stop::at(process, Stop::Kind::Command));
     if (!report) {
-      std::string message = "jit-sync: " + llvm::toString(report.takeError());
-      if (options.onStop) {
-        // Said once, not at every stop.
-        if (message != state.lastStopError)
-          writeText(debugger.GetErrorFile(), "error: " + message + "\n");
-        state.lastStopError = message;
-        return true;
-      }
-      result.SetError(message.c_str());
+      result.SetError(("jit-sync: " + llvm::toString(report.takeError())).c_str());
       return false;
     }
-    state.lastStopError.clear();
-    if (state.hasModules())
-      exitWatcher().ensureRunning();
-
-    updateCompileWatch(state);
-    // At a stop, speak only of problems: the user asked for a backtrace.
-    // A map's problem has a line; a jitdump's names its byte offset and record.
-    auto say = [&](const std::string &text) {
-      if (options.onStop)
-        writeText(debugger.GetErrorFile(), text);
-      else
-        result.Printf("%s", text.c_str());
-    };
+    state.stops().syncSucceeded();
+    afterSync(state);
     for (const Diagnostic &d : report->diagnostics)
-      say("warning: jit-sync: " + d.str() + (d.line ? " (line skipped)" : "") + "\n");
-    if (report->interrupted) // said even at a stop: the user pressed Ctrl-C
-      say("jit-sync: " + report->note + "\n");
-    else if (!options.onStop) {
-      if (report->source.empty())
-        result.Printf("jit-sync: %s\n", report->note.c_str());
-      else
-        result.Printf("%s\n", summary(*report).c_str());
+      result.Printf("%s", warning(d).c_str());
+    if (report->interrupted || report->source.empty())
+      result.Printf("jit-sync: %s\n", report->note.c_str());
+    else
+      result.Printf("%s\n", summary(*report).c_str());
+    return true;
+  }
+
+  // --export DIR, after the sync.
+  static bool exportTo(lldb::SBDebugger debugger, TargetSync &state, const std::string &dir,
+                       lldb::SBCommandReturnObject &result) {
+    llvm::Expected<ExportReport> exported = state.exportTo(debugger, dir);
+    if (!exported) {
+      result.SetError(("jit-sync: " + llvm::toString(exported.takeError())).c_str());
+      return false;
     }
-    if (options.exportDir) {
-      llvm::Expected<ExportReport> exported = state.exportTo(debugger, *options.exportDir);
-      if (!exported) {
-        std::string message = "jit-sync: " + llvm::toString(exported.takeError());
-        result.SetError(message.c_str());
-        return false;
-      }
-      llvm::Expected<std::string> load = lldbQuoted(*options.exportDir + "/load.lldb");
-      const std::string source =
-          load ? "command source " + *load : llvm::toString(load.takeError());
-      result.Printf("jit-sync: exported %llu symbols in %llu region%s to %s; in another "
-                    "session: %s\n",
-                    static_cast<unsigned long long>(exported->symbols),
-                    static_cast<unsigned long long>(exported->regions),
-                    exported->regions == 1 ? "" : "s", options.exportDir->c_str(),
-                    source.c_str());
-    }
-    result.SetStatus(lldb::eReturnStatusSuccessFinishResult);
+    llvm::Expected<std::string> load = lldbQuoted(dir + "/load.lldb");
+    const std::string source = load ? "command source " + *load : llvm::toString(load.takeError());
+    result.Printf("jit-sync: exported %llu symbols in %llu region%s to %s; in another "
+                  "session: %s\n",
+                  static_cast<unsigned long long>(exported->symbols),
+                  static_cast<unsigned long long>(exported->regions),
+                  exported->regions == 1 ? "" : "s", dir.c_str(), source.c_str());
     return true;
   }
 };
@@ -217,16 +271,18 @@ lldb::SBCommandPluginInterface *newJitSyncCommand() { return new JitSyncCommand(
 
 void syncAtStopHoldingRegistry(lldb::SBDebugger debugger, lldb::SBTarget target,
                                uint32_t stopId) {
-  std::string error;
-  std::optional<CommandOptions> onStop = parseCommandOptions({"--on-stop"}, error);
-  if (!onStop)
-    return;
   TargetSync &state = registry().forTarget(target);
-  if (state.stopSynced == stopId)
+  if (state.stops().syncedAt(stopId))
     return; // the stop hook was first
-  state.stopSynced = stopId; // tried once, whatever comes of it (--auto off: nothing)
+  // An interrupt's stop, or one whose stop hook has not run yet (`bt` typed
+  // at once, or a stop LLDB runs none at).
+  lldb::SBProcess process = target.GetProcess();
+  lldb::SBEvent event = process.GetStopEventForStopID(stopId);
+  const bool interrupted = event.IsValid() && lldb::SBProcess::GetInterruptedFromEvent(event);
+  const Stop stop = Stop::at(process, interrupted ? Stop::Kind::Interrupt : Stop::Kind::User);
+  state.stops().syncing(stop); // tried once, whatever comes of it (--auto off: nothing)
   lldb::SBCommandReturnObject unused; // at a stop only problems are said, on the error stream
-  JitSyncCommand::execute(debugger, target, *onStop, unused);
+  syncAtStop(debugger, state, stop, unused);
 }
 
 } // namespace jitsym::plugin

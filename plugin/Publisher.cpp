@@ -81,7 +81,7 @@ public:
               PublishReport &report)
       : publisher_(publisher), debugger_(debugger), target_(target), modules_(modules), in_(in),
         plan_(plan), report_(report),
-        debugInfo_(in.lines.functionCount() > 0 || in.unwind.functionCount() > 0) {}
+        debugInfo_(in.tables.lines.functionCount() > 0 || in.tables.unwind.functionCount() > 0) {}
 
   // Applies the plan's windows in order; false when interrupted (the rest is
   // left to the next publish).
@@ -101,7 +101,7 @@ private:
     any = false;
     if (!debugInfo_)
       return {};
-    return debugFunctionsIn(in_.table, section, in_.lines, in_.unwind, any, isData());
+    return debugFunctionsIn(in_.tables, section, any, isData());
   }
   // (SymbolPredicate is a function_ref: it refers to this member.)
   SymbolPredicate isData() const { return isData_; }
@@ -194,13 +194,13 @@ llvm::Expected<StagedModule> Publisher::Application::stage(const PlannedRegion &
   std::vector<DebugFunction> functions = debugFunctions(region.section, any);
   if (any) {
     llvm::Expected<std::vector<ElfSection>> built =
-        buildDebugSections(region.section, RegionFiles::kObject, functions, in_.lines,
-                           in_.unwind, in_.plausible);
+        buildDebugSections(region.section, RegionFiles::kObject, functions, in_.tables,
+                           in_.plausible);
     if (!built)
       return built.takeError();
     debugSections = std::move(*built);
   }
-  return modules_.stage(target_, in_.table, region, isData(), plan_.probe(),
+  return modules_.stage(target_, in_.tables.symbols, region, isData(), plan_.probe(),
                         publisher_.phpFrame_, std::move(debugSections), reader_);
 }
 
@@ -209,7 +209,7 @@ llvm::Error Publisher::Application::appendDelta(uint64_t key,
                                                 const std::vector<const Symbol *> &symbols) {
   if (symbols.empty())
     return llvm::Error::success();
-  if (llvm::Error err = modules_.append(debugger_, target_, key, in_.table, symbols, isData()))
+  if (llvm::Error err = modules_.append(debugger_, target_, key, in_.tables.symbols, symbols, isData()))
     return err;
   const RegionModule *module = modules_.find(key);
   bool any = false;
@@ -221,13 +221,13 @@ llvm::Error Publisher::Application::appendDelta(uint64_t key,
   // Each symbol file replaces the one before: the lines come again, with the
   // delta's functions.
   std::vector<const Symbol *> all;
-  in_.table.forEachInRange(module->section.start, module->section.end,
+  in_.tables.symbols.forEachInRange(module->section.start, module->section.end,
                            [&](const Symbol &symbol) {
                              if (symbol.address >= module->section.start)
                                all.push_back(&symbol);
                            });
-  return modules_.attachDebugInfo(debugger_, target_, key, functions, in_.lines, in_.unwind,
-                                  in_.plausible, lldbSymbolsOf(in_.table, all, isData()));
+  return modules_.attachDebugInfo(debugger_, target_, key, functions, in_.tables,
+                                  in_.plausible, lldbSymbolsOf(in_.tables.symbols, all, isData()));
 }
 
 // Adds the staged modules but the last `keep`, which LLDB reads meanwhile.
@@ -270,14 +270,14 @@ PublishReport Publisher::publish(lldb::SBDebugger &debugger, lldb::SBTarget &tar
                                  const InterruptCheck &stop) {
   // PHP's JIT code runs on execute_ex's frame, read once from its binary
   // when its code first shows up (RuntimeFrames.h).
-  if (!phpFrameLooked_ && wantsRuntimeFrame(in.table, changes.added)) {
+  if (!phpFrameLooked_ && wantsRuntimeFrame(in.tables.symbols, changes.added)) {
     phpFrame_ = phpVmFrame(target, *modules.code().arch);
     phpFrameLooked_ = true;
   }
   const JitAddressSpace space = in.mappings.empty() ? JitAddressSpace::unrestricted()
                                                     : JitAddressSpace::fromMemoryMap(in.mappings);
   const HeldRegions held = modules.held();
-  const PublishPlan::Inputs planInputs{in.table,
+  const PublishPlan::Inputs planInputs{in.tables.symbols,
                                        space,
                                        claimedByOtherModules(target, modules),
                                        namedByGdbJitLoader(target),

@@ -19,11 +19,9 @@
 #include "SyncProgress.h"
 #include "jitsym/base/Diagnostic.h"
 #include "jitsym/base/Interrupt.h"
-#include "jitsym/symbols/LineTables.h"
+#include "jitsym/symbols/JitTables.h"
 #include "jitsym/formats/MemoryMap.h"
 #include "jitsym/plan/PublishPlan.h"
-#include "jitsym/symbols/SymbolTable.h"
-#include "jitsym/symbols/UnwindTables.h"
 #include "lldb/API/LLDB.h"
 
 namespace jitsym::plugin {
@@ -54,9 +52,7 @@ std::vector<AddressRange> namedByGdbJitLoader(lldb::SBTarget &target);
 class Publisher {
 public:
   struct Inputs {
-    const SymbolTable &table;
-    const LineTables &lines;
-    const UnwindTables &unwind;
+    const JitTables &tables;
     const std::vector<Mapping> &mappings; // empty: no memory map is known
     LinePlausible plausible;
     std::string origin; // the files the symbols come from, for progress

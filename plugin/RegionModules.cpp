@@ -274,15 +274,14 @@ llvm::Error RegionModules::append(lldb::SBDebugger &debugger, lldb::SBTarget &ta
 llvm::Error RegionModules::attachDebugInfo(lldb::SBDebugger &debugger, lldb::SBTarget &target,
                                            uint64_t key,
                                            const std::vector<DebugFunction> &functions,
-                                           const LineTables &lines, const UnwindTables &unwind,
-                                           LinePlausible plausible,
+                                           const JitTables &tables, LinePlausible plausible,
                                            std::vector<LldbSymbol> symbols) {
   auto it = regions_.find(key);
   if (it == regions_.end())
     return lldbError("no module for the region");
   RegionModule &region = it->second;
   llvm::Expected<std::string> image = buildDebugObject(
-      *code_.arch, region.section, region.uuid, RegionFiles::kObject, functions, lines, unwind, plausible,
+      *code_.arch, region.section, region.uuid, RegionFiles::kObject, functions, tables, plausible,
       std::move(symbols));
   if (!image)
     return image.takeError();

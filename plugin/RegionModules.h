@@ -28,7 +28,7 @@
 #include "jitsym/objects/DebugObject.h"
 #include "jitsym/plan/FramePointer.h"
 #include "jitsym/plan/PublishPlan.h"
-#include "jitsym/symbols/LineTables.h"
+#include "jitsym/symbols/JitTables.h"
 #include "jitsym/plan/RegionPlanner.h"
 #include "jitsym/symbols/SymbolTable.h"
 #include "jitsym/plan/Uuid.h"
@@ -103,8 +103,8 @@ public:
   // and all of its symbols again (DebugObject.h says why).
   llvm::Error attachDebugInfo(lldb::SBDebugger &debugger, lldb::SBTarget &target, uint64_t key,
                               const std::vector<DebugFunction> &functions,
-                              const LineTables &lines, const UnwindTables &unwind,
-                              LinePlausible plausible, std::vector<LldbSymbol> symbols);
+                              const JitTables &tables, LinePlausible plausible,
+                              std::vector<LldbSymbol> symbols);
   // Removes the module of region `key` from `target` and deletes its files.
   void remove(lldb::SBTarget &target, uint64_t key);
   // Removes every module from `target` and deletes the files.

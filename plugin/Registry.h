@@ -53,7 +53,7 @@ public:
   std::optional<uint32_t> stopSyncedOf(const lldb::SBTarget &target) const {
     for (const auto &state : states_)
       if (state->matches(target))
-        return state->stopSynced;
+        return state->stops().lastSynced();
     return std::nullopt;
   }
   // Forgets what `target` had for `process` (gone: no stop hook runs at exit)

@@ -14,9 +14,9 @@ namespace {
 // Lines for code the jitdump already announced are skipped: its record is richer.
 class WatchingSink : public TableSink {
 public:
-  WatchingSink(SymbolTable &table, const PendingBreakpoints *pending,
-               const JitdumpSymbols *dump, std::set<std::string> &seenAhead)
-      : TableSink(table), pending_(pending), dump_(dump), seenAhead_(seenAhead) {}
+  WatchingSink(SymbolTable &table, const Stop &stop, const JitdumpSymbols *dump,
+               std::set<std::string> &seenAhead)
+      : TableSink(table), stop_(stop), dump_(dump), seenAhead_(seenAhead) {}
   // `ahead`: a line the runtime is writing right now (not yet in the file).
   void onEntry(const PerfMapEntry &entry, bool ahead) {
     if (dump_ && dump_->announced(entry.address))
@@ -28,11 +28,11 @@ public:
                               " " + std::string(entry.name);
       repeated = ahead ? !seenAhead_.insert(key).second : seenAhead_.erase(key) > 0;
     }
-    if (!pending_ || repeated)
+    if (!stop_.isCompile() || repeated)
       return;
-    if (pending_->touchesLocation(entry.address, entry.size)) {
+    if (stop_.pending().touchesLocation(entry.address, entry.size)) {
       remakeAt.push_back(entry.address);
-    } else if (pending_->mayResolve(entry.name)) {
+    } else if (stop_.pending().mayResolve(entry.name)) {
       remakeAt.push_back(entry.address);
       matched = true;
     }
@@ -40,13 +40,13 @@ public:
   void onEntry(const PerfMapEntry &entry) override { onEntry(entry, false); }
   // One thread, so every entry passes through onEntry.
   std::unique_ptr<PerfMapSink> makePartSink() override {
-    return pending_ || dump_ ? nullptr : TableSink::makePartSink();
+    return stop_.isCompile() || dump_ ? nullptr : TableSink::makePartSink();
   }
   bool matched = false;
   std::vector<uint64_t> remakeAt;
 
 private:
-  const PendingBreakpoints *pending_;
+  const Stop &stop_;
   const JitdumpSymbols *dump_;
   std::set<std::string> &seenAhead_;
 };
@@ -160,10 +160,10 @@ void Sources::open(ProcessSide &side, uint64_t pid,
       dumpFile_ = side.follow(*path, /*text=*/false, forced_, directory);
       JitdumpSymbolsOptions options;
       options.trackCodeStarts = true;
-      options.unwind = &unwind_;
+      options.unwind = &tables_.unwind;
       options.path = dumpFile_.name;
       dump_ = std::make_unique<JitdumpReader>(dumpFile_.readPath, dumpFile_.trust);
-      dumpSymbols_ = std::make_unique<JitdumpSymbols>(table_, lines_, std::move(options));
+      dumpSymbols_ = std::make_unique<JitdumpSymbols>(tables_.symbols, tables_.lines, std::move(options));
     }
   }
 }
@@ -192,13 +192,14 @@ void Sources::hold(std::vector<Diagnostic> diagnostics) {
                std::make_move_iterator(diagnostics.end()));
 }
 
-llvm::Expected<bool> Sources::read(ProcessSide &side, lldb::SBTarget &target,
-                                   lldb::SBProcess &process, const AheadOfFiles &ahead,
-                                   const PendingBreakpoints *pending, bool readDump,
-                                   const InterruptCheck &interrupt, SourcesRead &result) {
+llvm::Expected<bool> Sources::read(ProcessSide &side, lldb::SBProcess &process,
+                                   const Stop &stop, const InterruptCheck &interrupt,
+                                   SourcesRead &result) {
+  lldb::SBTarget target = process.GetTarget();
+  const AheadOfFiles &ahead = stop.ahead();
   const bool both = map_ && dump_;
   if (map_) {
-    WatchingSink sink(table_, pending, dumpSymbols_.get(), seenAhead_);
+    WatchingSink sink(tables_.symbols, stop, dumpSymbols_.get(), seenAhead_);
     llvm::Expected<ReadStats> stats = map_->read(sink, interrupt);
     if (!stats)
       return stats.takeError();
@@ -230,13 +231,13 @@ llvm::Expected<bool> Sources::read(ProcessSide &side, lldb::SBTarget &target,
   }
   // At a write the compile watch stopped only the map's lines matter (they may
   // resolve a pending breakpoint); the dump waits for the next stop.
-  if (dump_ && readDump && !result.interrupted) {
+  if (dump_ && stop.readsJitdump() && !result.interrupted) {
     // Provisional: they name code now, the file alone moves the reader.
     const std::string unflushed =
         ahead.dump ? *ahead.dump : side.unflushedBytes(target, process, dumpFile_.readPath);
     std::optional<WatchingDumpSink> watching;
-    if (pending)
-      watching.emplace(*dumpSymbols_, *pending);
+    if (stop.isCompile())
+      watching.emplace(*dumpSymbols_, stop.pending());
     JitdumpSink &sink = watching ? static_cast<JitdumpSink &>(*watching) : *dumpSymbols_;
     llvm::Expected<JitdumpReadStats> stats = dump_->read(sink, unflushed, interrupt);
     if (watching) {
@@ -263,10 +264,8 @@ void Sources::forget() {
   dumpSymbols_.reset();
   mapFile_ = FollowedFile();
   dumpFile_ = FollowedFile();
-  table_.clear();
-  table_.takeChanges();
-  lines_.clear();
-  unwind_.clear();
+  tables_.clear();
+  tables_.symbols.takeChanges();
 }
 
 void Sources::reset() {
@@ -328,8 +327,8 @@ std::string Sources::status() const {
         << " code loads, " << dumpSymbols_->moves << " moves, " << dump_->offset()
         << " bytes (and " << dumpSymbols_->provisionalLoads() << " code loads in "
         << lastUnflushedBytes_ << " bytes from the process's stdio buffer); lines for "
-        << lines_.functionCount() << " functions, unwind tables for "
-        << unwind_.functionCount() << "\n";
+        << tables_.lines.functionCount() << " functions, unwind tables for "
+        << tables_.unwind.functionCount() << "\n";
   if (dump_) {
     const JitdumpReader::Damage damage = dump_->damage();
     if (damage.stepsLost)

@@ -13,29 +13,18 @@
 #include <string_view>
 #include <vector>
 
-#include "PendingBreakpoints.h"
+#include "Stop.h"
 #include "SyncProgress.h"
 #include "jitsym/base/Diagnostic.h"
 #include "jitsym/base/Interrupt.h"
 #include "jitsym/files/JitdumpReader.h"
+#include "jitsym/symbols/JitTables.h"
 #include "jitsym/symbols/JitdumpSymbols.h"
-#include "jitsym/symbols/LineTables.h"
 #include "jitsym/files/PerfMapReader.h"
-#include "jitsym/symbols/SymbolTable.h"
-#include "jitsym/symbols/UnwindTables.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
 #include "process/ProcessSide.h"
 
 namespace jitsym::plugin {
-
-// Bytes a compile stop saw on their way to the files (CompileWatch.h), after
-// each file's end: not in the file yet.
-struct AheadOfFiles {
-  std::string map; // lines about to be written to the perf map
-  // The jitdump's: what its FILE's buffer holds plus what an fwrite is about to
-  // add to it, or a write(2)'s bytes. None: the buffer is read as at any stop.
-  std::optional<std::string> dump;
-};
 
 // What one read of the sources did.
 struct SourcesRead {
@@ -59,8 +48,7 @@ struct SourcesRead {
 
 class Sources {
 public:
-  Sources(SymbolTable &table, LineTables &lines, UnwindTables &unwind)
-      : table_(table), lines_(lines), unwind_(unwind) {}
+  explicit Sources(JitTables &tables) : tables_(tables) {}
 
   // The files the user names with --map and --jitdump (and --force): a file
   // named once sticks until another is named; a sync that names nothing keeps
@@ -75,16 +63,13 @@ public:
   bool any() const { return map_ || dump_; }
   // Brings the local copies of remote files up to date.
   llvm::Error updateCopies(SyncProgress &progress);
-  // Reads what is new in both (the jitdump only if `readDump`). `ahead`: what
-  // the compile watch saw about to reach the files;
-  // `pending`: what is read is watched for what may resolve those breakpoints
-  // or touch their locations. False when one source was rewritten and both
-  // must be read again (forget(), then open and read).
-  llvm::Expected<bool> read(ProcessSide &side, lldb::SBTarget &target,
-                            lldb::SBProcess &process, const AheadOfFiles &ahead,
-                            const PendingBreakpoints *pending, bool readDump,
-                            const InterruptCheck &interrupt,
-                            SourcesRead &result);
+  // Reads what is new in both (the jitdump unless `stop` reads only the
+  // map). At a compile stop, what the runtime is writing is read too, and what
+  // is read is watched for what may resolve the stop's pending breakpoints or
+  // touch their locations. False when one source was rewritten and both must
+  // be read again (forget(), then open and read).
+  llvm::Expected<bool> read(ProcessSide &side, lldb::SBProcess &process, const Stop &stop,
+                            const InterruptCheck &interrupt, SourcesRead &result);
 
   // Forgets the readers and what they read (the table too); keeps the names.
   void forget();
@@ -109,9 +94,7 @@ public:
   std::string status() const;
 
 private:
-  SymbolTable &table_;
-  LineTables &lines_;
-  UnwindTables &unwind_;
+  JitTables &tables_; // what is read goes here
   std::string mapOrigin_, dumpOrigin_; // named by the user, else empty
   bool forced_ = false;
   FollowedFile mapFile_, dumpFile_;

@@ -17,9 +17,7 @@ llvm::Expected<ExportReport> TargetSync::exportTo(lldb::SBDebugger &debugger,
     if (!request.mappings.empty())
       request.space = JitAddressSpace::fromMemoryMap(request.mappings);
   }
-  request.table = &table_;
-  request.lines = &lines_;
-  request.unwind = &unwind_;
+  request.tables = &tables_;
   llvm::Expected<TargetCode> code = targetCode(target_);
   if (!code)
     return code.takeError();

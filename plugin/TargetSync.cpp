@@ -108,7 +108,7 @@ bool TargetSync::lineCanExist(std::string_view file, uint32_t line) {
 }
 
 llvm::Expected<SyncReport> TargetSync::sync(lldb::SBDebugger &debugger,
-                                            const SyncOptions &given) {
+                                            const SyncOptions &given, const Stop &stop) {
   SyncOptions options = given;
   std::vector<Diagnostic> notes;
   if (options.snapshotDir) {
@@ -131,7 +131,7 @@ llvm::Expected<SyncReport> TargetSync::sync(lldb::SBDebugger &debugger,
                            ", not of the target's process " +
                            std::to_string(process.GetProcessID())});
   }
-  llvm::Expected<SyncReport> report = syncWith(debugger, options, {}, nullptr, true);
+  llvm::Expected<SyncReport> report = syncWith(debugger, options, stop);
   if (report)
     report->diagnostics.insert(report->diagnostics.begin(), notes.begin(), notes.end());
   return report;
@@ -162,7 +162,8 @@ TargetSync::syncBeforeWrite(lldb::SBDebugger &debugger, lldb::SBThread &thread,
   // looks for it (the first one comes before any stop of the user's).
   const bool toDump = write->to == PendingWrite::To::Jitdump;
   (toDump ? ahead.dump.emplace() : ahead.map) = std::move(write->bytes);
-  llvm::Expected<SyncReport> report = syncWith(debugger, SyncOptions{}, ahead, &pending, toDump);
+  llvm::Expected<SyncReport> report =
+      syncWith(debugger, SyncOptions{}, Stop::compile(process, pending, std::move(ahead), toDump));
   if (!report)
     return report.takeError();
   return std::optional<SyncReport>(std::move(*report));
@@ -171,24 +172,22 @@ TargetSync::syncBeforeWrite(lldb::SBDebugger &debugger, lldb::SBThread &thread,
 llvm::Expected<SyncReport> TargetSync::syncAtAnnouncement(lldb::SBDebugger &debugger,
                                                           const PendingBreakpoints &pending) {
   // The producer may have just created its jitdump: look for it.
-  return syncWith(debugger, SyncOptions{}, {}, &pending, true);
+  lldb::SBProcess process = target_.GetProcess();
+  return syncWith(debugger, SyncOptions{}, Stop::compile(process, pending, {}, true));
 }
 
 llvm::Expected<SyncReport> TargetSync::syncWith(lldb::SBDebugger &debugger,
                                                 const SyncOptions &options,
-                                                const AheadOfFiles &ahead,
-                                                const PendingBreakpoints *publishOnlyFor,
-                                                bool lookForJitdump) {
-  // lookForJitdump: the jitdump is looked for and read (not at a write the
-  // compile watch stopped, where only the map's lines matter).
+                                                const Stop &stop) {
   const auto started = std::chrono::steady_clock::now();
+  stops_.syncing(stop);
   SyncProgress progress(debugger);
   SyncReport report;
   // Modules this plugin removed stay in LLDB's global module cache while the
   // frames of the stop that replaced them hold them; by the next stop they are
   // free, so drop them now (else `image list jit` still finds them). Not at a
   // write the compile watch stopped: those stops are not the user's.
-  if (!publishOnlyFor)
+  if (!stop.isCompile())
     lldb::SBDebugger::MemoryPressureDetected();
 
   // 1. Which process, reached how.
@@ -216,7 +215,7 @@ llvm::Expected<SyncReport> TargetSync::syncWith(lldb::SBDebugger &debugger,
   // Asked between chunks and regions: Ctrl-C, or the process ending under
   // the sync. Reader threads ask too, hence the atomic.
   std::atomic<bool> endedDuringSync{false};
-  const InterruptCheck stop = [&, id = *identity] {
+  const InterruptCheck interrupted = [&, id = *identity] {
     if (progress.interruptRequested())
       return true;
     if (side_->hasEnded(id)) {
@@ -238,7 +237,7 @@ llvm::Expected<SyncReport> TargetSync::syncWith(lldb::SBDebugger &debugger,
     forgetPublished(); // different files: start over
   SourcesRead read;
   for (int attempt = 0;; ++attempt) {
-    sources_.open(*side_, pid, mappings, lookForJitdump, directory_);
+    sources_.open(*side_, pid, mappings, stop.readsJitdump(), directory_);
     sources_.hold(side_->takeDiagnostics());
     if (!sources_.any()) {
       report.note = "no perf map or jitdump for process " + std::to_string(pid) +
@@ -249,9 +248,7 @@ llvm::Expected<SyncReport> TargetSync::syncWith(lldb::SBDebugger &debugger,
     }
     if (llvm::Error err = sources_.updateCopies(progress))
       return err;
-    llvm::Expected<bool> complete =
-        sources_.read(*side_, target_, process, ahead, publishOnlyFor, lookForJitdump,
-                      stop, read);
+    llvm::Expected<bool> complete = sources_.read(*side_, process, stop, interrupted, read);
     if (!complete)
       return complete.takeError();
     if (*complete || attempt > 0)
@@ -260,7 +257,7 @@ llvm::Expected<SyncReport> TargetSync::syncWith(lldb::SBDebugger &debugger,
     sources_.forget();
   }
   report.source = sources_.names();
-  if (!publishOnlyFor)
+  if (!stop.isCompile())
     report.diagnostics = sources_.takeHeld();
   // What was read stays in the table; LLDB gets it at the next sync, whose
   // read goes on from where this one stopped.
@@ -268,7 +265,7 @@ llvm::Expected<SyncReport> TargetSync::syncWith(lldb::SBDebugger &debugger,
     return ended(pid);
   if (read.interrupted) {
     report.interrupted = true;
-    report.note = "interrupted while reading; " + std::to_string(table_.size()) +
+    report.note = "interrupted while reading; " + std::to_string(tables_.symbols.size()) +
                   " symbols read so far are kept, and the next jit-sync goes on from there";
     return report;
   }
@@ -285,17 +282,17 @@ llvm::Expected<SyncReport> TargetSync::syncWith(lldb::SBDebugger &debugger,
     return report;
   }
   // Before LLDB sets sites in the moved code (when its module is made anew).
-  if (publishOnlyFor && !read.movedFromLocations.empty())
-    restoreCopiedTraps(process, *publishOnlyFor, read.movedFromLocations);
+  if (stop.isCompile() && !read.movedFromLocations.empty())
+    restoreCopiedTraps(process, stop.pending(), read.movedFromLocations);
   for (uint64_t address : read.remakeAt)
     publisher_.remake(address);
-  if (publishOnlyFor && !read.mayResolvePending && read.remakeAt.empty()) {
+  if (stop.isCompile() && !read.mayResolvePending && read.remakeAt.empty()) {
     report.note = "nothing a pending breakpoint waits for";
     return report;
   }
 
   // 3. Planned and given to LLDB, region by region.
-  SymbolChanges changes = table_.takeChanges();
+  SymbolChanges changes = tables_.symbols.takeChanges();
   if (!changes.empty() || publisher_.wantsPublish(*modules_)) {
     auto plausible = [this](std::string_view file, uint32_t line) {
       return lineCanExist(file, line);
@@ -304,16 +301,16 @@ llvm::Expected<SyncReport> TargetSync::syncWith(lldb::SBDebugger &debugger,
     auto readPieces = [this, &process](const std::vector<AddressRange> &pieces) {
       return side_ ? side_->readPieces(process, pieces) : readPiecesThroughLLDB(process, pieces);
     };
-    const Publisher::Inputs inputs{table_, lines_, unwind_, mappings(), plausible,
+    const Publisher::Inputs inputs{tables_, mappings(), plausible,
                                    sources_.names(), readPieces,
                                    side_ ? side_->directRead(process) : DirectRead()};
     PublishReport published =
-        publisher_.publish(debugger, target_, *modules_, inputs, changes, progress, stop);
+        publisher_.publish(debugger, target_, *modules_, inputs, changes, progress, interrupted);
     report.added = published.added;
     report.removed = published.removed;
     report.shadowed = published.shadowed;
     namedByJitLoader_ = published.namedByJitLoader;
-    if (publishOnlyFor)
+    if (stop.isCompile())
       sources_.hold(std::move(published.refusals)); // said at the next stop the user sees
     else
       report.diagnostics.insert(report.diagnostics.end(), published.refusals.begin(),
@@ -330,7 +327,7 @@ llvm::Expected<SyncReport> TargetSync::syncWith(lldb::SBDebugger &debugger,
     return ended(pid);
 
   // 4. The side's own checks (a core's: do the files belong to it?).
-  if (!publishOnlyFor) {
+  if (!stop.isCompile()) {
     SyncFacts facts{pid, report.added, report.shadowed, report.source, std::nullopt,
                     sources_.dumpName()};
     if (const JitdumpSymbols *dump = sources_.dumpSymbols(); dump && dump->header())
@@ -363,7 +360,7 @@ std::string TargetSync::status() const {
   }
   out << "process: " << process_->pid << " (" << (side_ ? side_->kind() : "?") << ")\n";
   out << sources_.status();
-  out << "symbols: " << table_.size() << " known, "
+  out << "symbols: " << tables_.symbols.size() << " known, "
       << (modules_ ? modules_->symbolCount() : 0) << " in LLDB";
   if (namedByJitLoader_)
     out << "; " << namedByJitLoader_

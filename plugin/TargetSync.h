@@ -9,6 +9,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "CompileWatch.h"
@@ -17,12 +18,11 @@
 #include "Publisher.h"
 #include "RegionModules.h"
 #include "Sources.h"
+#include "Stop.h"
 #include "jitsym/base/Diagnostic.h"
-#include "jitsym/symbols/LineTables.h"
 #include "jitsym/files/ProcessFiles.h"
 #include "jitsym/symbols/SourceFiles.h"
-#include "jitsym/symbols/SymbolTable.h"
-#include "jitsym/symbols/UnwindTables.h"
+#include "jitsym/symbols/JitTables.h"
 #include "lldb/API/LLDB.h"
 #include "process/ProcessSide.h"
 
@@ -65,7 +65,9 @@ class TargetSync {
 public:
   explicit TargetSync(lldb::SBTarget target) : target_(target) {}
 
-  llvm::Expected<SyncReport> sync(lldb::SBDebugger &debugger, const SyncOptions &options);
+  // The sync at `stop` (the user's, a core's, an interrupt's, or the command's).
+  llvm::Expected<SyncReport> sync(lldb::SBDebugger &debugger, const SyncOptions &options,
+                                  const Stop &stop);
   // At the entry of a write(2) call (see CompileWatch): when it appends to the
   // perf map being followed, reads the file and the complete lines about to be
   // written, and gives LLDB what is new if a line may resolve one of `pending`;
@@ -107,17 +109,15 @@ public:
   std::string status() const;
   const std::optional<ProcessIdentity> &process() const { return process_; }
 
-  bool jvmSignalsChecked = false; // whether this target's JVM signals were seen to
-  CompileWatch compileWatch;
-  std::string lastStopError; // the stop hook's last error, said once
-  uint32_t watchStopSaid = 0; // the stop a shown compile stop was explained at
-  std::optional<uint32_t> stopSynced; // the process's stop ID at the last sync (InterruptStops.h)
+  // True the first time only: this target's JVM gets its signals passed once.
+  bool takeJvmSignalsCheck() { return !std::exchange(jvmSignalsChecked_, true); }
+  CompileWatch &compileWatch() { return compileWatch_; }
+  StopHistory &stops() { return stops_; }
+  const StopHistory &stops() const { return stops_; }
 
 private:
   llvm::Expected<SyncReport> syncWith(lldb::SBDebugger &debugger, const SyncOptions &options,
-                                      const AheadOfFiles &ahead,
-                                      const PendingBreakpoints *publishOnlyFor,
-                                      bool lookForJitdump);
+                                      const Stop &stop);
   // The side of `process`, chosen once per process (and again at an exec).
   ProcessSide &sideOf(lldb::SBDebugger &debugger, lldb::SBProcess &process);
   // A new process (or the same after an exec): nothing of the last one stays.
@@ -142,16 +142,17 @@ private:
   std::string directory_; // this process's private files
   std::optional<std::string> sourceRoot_; // where source files are read, if checked
   bool isJvm_ = false;
-  SymbolTable table_;
-  LineTables lines_;
-  UnwindTables unwind_; // from CODE_UNWINDING_INFO
-  Sources sources_{table_, lines_, unwind_};
+  JitTables tables_;
+  Sources sources_{tables_};
   SourceFiles sourceFiles_; // line counts, to drop impossible lines
   std::unique_ptr<RegionModules> modules_;
   Publisher publisher_;
   uint64_t syncs_ = 0;
   double lastMilliseconds_ = 0;
   uint64_t namedByJitLoader_ = 0; // at the last publish (PublishReport)
+  bool jvmSignalsChecked_ = false;
+  CompileWatch compileWatch_;
+  StopHistory stops_;
 };
 
 } // namespace jitsym::plugin

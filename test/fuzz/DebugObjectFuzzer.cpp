@@ -81,8 +81,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   for (std::string &file : files)
     file = in.text(12);
 
-  SymbolTable table;
-  LineTables lines;
+  JitTables tables;
+  SymbolTable &table = tables.symbols;
+  LineTables &lines = tables.lines;
   for (const Function &f : functions) {
     if (f.name.empty())
       continue; // a perf map or jitdump never gives an empty name
@@ -97,14 +98,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     lines.set(f.start, entries);
   }
 
-  const UnwindTables unwind;
   bool anyDebugInfo = false;
   const std::vector<DebugFunction> debugFunctions =
-      debugFunctionsIn(table, {kStart, kEnd}, lines, unwind, anyDebugInfo);
+      debugFunctionsIn(tables, {kStart, kEnd}, anyDebugInfo);
   UuidBytes id{};
   id[0] = 0x42;
   llvm::Expected<std::string> image =
-      buildDebugObject(kX86_64, {kStart, kEnd}, id, "jit", debugFunctions, lines, unwind);
+      buildDebugObject(kX86_64, {kStart, kEnd}, id, "jit", debugFunctions, tables);
   CHECK(image);
 
   auto object =

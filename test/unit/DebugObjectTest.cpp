@@ -25,12 +25,12 @@ struct Parsed {
   std::unique_ptr<llvm::DWARFContext> dwarf;
 };
 
-std::unique_ptr<Parsed> build(const std::vector<DebugFunction> &functions, const LineTables &lines,
+std::unique_ptr<Parsed> build(const std::vector<DebugFunction> &functions, const JitTables &tables,
                               LinePlausible plausible = nullptr) {
   auto parsed = std::make_unique<Parsed>();
   UuidBytes id{};
   id[0] = 0x42;
-  llvm::Expected<std::string> image = buildDebugObject(kX86_64, {kStart, kEnd}, id, "jit", functions, lines, {}, plausible);
+  llvm::Expected<std::string> image = buildDebugObject(kX86_64, {kStart, kEnd}, id, "jit", functions, tables, plausible);
   if (!image) {
     ADD_FAILURE() << llvm::toString(image.takeError());
     return nullptr;
@@ -71,7 +71,8 @@ std::pair<std::vector<uint64_t>, std::vector<uint64_t>> rowAddresses(Parsed &p) 
 } // namespace
 
 TEST(DebugObject, LinesAndFunctionsReadBack) {
-  LineTables lines;
+  JitTables tables;
+  LineTables &lines = tables.lines;
   const uint64_t f = kStart + 0x100, g = kStart + 0x400;
   lines.set(f, {{f, 3, 7, "/app/hot.js"}, {f + 0x10, 4, 5, "/app/hot.js"},
                 {f + 0x20, 9, 1, "/app/lib.js"}, {f + 0x20, 10, 2, "/app/lib.js"},
@@ -80,7 +81,7 @@ TEST(DebugObject, LinesAndFunctionsReadBack) {
       {g, g + 0x40, "JS:^g /app/other.js:1:1"}, // no lines, listed first
       {f, f + 0x80, "JS:*f /app/hot.js:3:7"},
   };
-  auto parsed = build(functions, lines);
+  auto parsed = build(functions, tables);
   ASSERT_TRUE(parsed);
 
   llvm::DILineInfo at = lineAt(*parsed, f + 0x4);
@@ -106,8 +107,9 @@ TEST(DebugObject, LinesAndFunctionsReadBack) {
 }
 
 TEST(DebugObject, SectionsMatchTheUnwindObject) {
-  LineTables lines;
-  auto parsed = build({{kStart, kStart + 8, "f"}}, lines);
+  JitTables tables;
+  LineTables &lines = tables.lines;
+  auto parsed = build({{kStart, kStart + 8, "f"}}, tables);
   ASSERT_TRUE(parsed);
   bool text = false, symtab = false;
   for (const llvm::object::SectionRef &section : parsed->object->sections()) {
@@ -127,12 +129,13 @@ TEST(DebugObject, SectionsMatchTheUnwindObject) {
 // Node 20's V8 names the outer script for lines of code inlined from another
 // one: an entry past the end of its file covers no address at all.
 TEST(DebugObject, ImpossibleLinesCoverNoAddress) {
-  LineTables lines;
+  JitTables tables;
+  LineTables &lines = tables.lines;
   const uint64_t f = kStart + 0x100;
   lines.set(f, {{f, 5, 16, "/app/app.js"}, {f + 0x10, 70, 11, "/app/app.js"},
                 {f + 0x20, 6, 3, "/app/app.js"}});
   auto tenLines = [](std::string_view, uint32_t line) { return line <= 10; };
-  auto parsed = build({{f, f + 0x40, "JS:*middle /app/app.js:5:16"}}, lines, tenLines);
+  auto parsed = build({{f, f + 0x40, "JS:*middle /app/app.js:5:16"}}, tables, tenLines);
   ASSERT_TRUE(parsed);
   EXPECT_EQ(lineAt(*parsed, f + 0x8).Line, 5u);
   EXPECT_EQ(lineAt(*parsed, f + 0x18).Line, 0u) << "line 70 of a 10-line file";
@@ -156,11 +159,12 @@ TEST(SourceFiles, LinesPastTheEndCannotExist) {
 // next attribute, misreading every DIE after it. Names are shown as the
 // symbols are, control characters escaped (PrintableText.h): the NUL too.
 TEST(DebugObject, NamesWithNulsAreEscaped) {
-  LineTables lines;
+  JitTables tables;
+  LineTables &lines = tables.lines;
   const uint64_t f = kStart + 0x100, g = kStart + 0x200;
   lines.set(f, {{f, 3, 1, std::string_view("/app/a.js\0tail", 14)}});
   const std::string withNul("JS:*f\0garbage", 13);
-  auto parsed = build({{f, f + 0x40, withNul}, {g, g + 0x40, "JS:*g"}}, lines);
+  auto parsed = build({{f, f + 0x40, withNul}, {g, g + 0x40, "JS:*g"}}, tables);
   ASSERT_TRUE(parsed);
   EXPECT_EQ(lineAt(*parsed, f + 4).FunctionName, "JS:*f\\x00garbage");
   EXPECT_EQ(lineAt(*parsed, f + 4).FileName, "/app/a.js\\x00tail");
@@ -173,10 +177,11 @@ TEST(DebugObject, NamesWithNulsAreEscaped) {
 // An empty file name (a jitdump's CODE_DEBUG_INFO may give one) would end the
 // line table's list of files: its lines show no line, and the others stay.
 TEST(DebugObject, EmptyFileNameShowsNoLine) {
-  LineTables lines;
+  JitTables tables;
+  LineTables &lines = tables.lines;
   const uint64_t f = kStart + 0x100;
   lines.set(f, {{f, 3, 1, ""}, {f + 0x10, 4, 1, "/app/b.js"}});
-  auto parsed = build({{f, f + 0x40, "JS:*f"}}, lines);
+  auto parsed = build({{f, f + 0x40, "JS:*f"}}, tables);
   ASSERT_TRUE(parsed);
   EXPECT_EQ(lineAt(*parsed, f + 4).Line, 0u);
   EXPECT_EQ(lineAt(*parsed, f + 0x14).Line, 4u);
@@ -189,14 +194,13 @@ TEST(DebugObject, EmptyFileNameShowsNoLine) {
 TEST(DebugObject, DataSymbolsAreNoFunctions) {
   // A DW_TAG_subprogram would let a breakpoint resolve on data whatever the
   // JSON symbol's type says.
-  SymbolTable table;
+  JitTables tables;
+  SymbolTable &table = tables.symbols;
   table.add(0x7f0000001000, 0x40, "JS:~bytecode");
   table.add(0x7f0000001100, 0x40, "JS:*code");
-  LineTables lines;
-  UnwindTables unwind;
   bool any = false;
   std::vector<DebugFunction> functions = debugFunctionsIn(
-      table, {0x7f0000000000, 0x7f0000100000}, lines, unwind, any,
+      tables, {0x7f0000000000, 0x7f0000100000}, any,
       [&](const Symbol &s) { return table.name(s).substr(0, 4) == "JS:~"; });
   ASSERT_EQ(functions.size(), 1u);
   EXPECT_EQ(functions[0].name, "JS:*code");
@@ -206,11 +210,12 @@ TEST(DebugObject, DataSymbolsAreNoFunctions) {
 // at its start says prologue_end (LLDB would skip to the second line), the
 // other rows do not; a function whose lines start later has no such row.
 TEST(DebugObject, PrologueEndsAtTheFirstInstruction) {
-  LineTables lines;
+  JitTables tables;
+  LineTables &lines = tables.lines;
   const uint64_t f = kStart + 0x100, g = kStart + 0x400;
   lines.set(f, {{f, 3, 1, "/app/hot.js"}, {f + 0x10, 4, 1, "/app/hot.js"}});
   lines.set(g, {{g + 0x8, 7, 1, "/app/hot.js"}});
-  auto parsed = build({{f, f + 0x40, "f"}, {g, g + 0x40, "g"}}, lines);
+  auto parsed = build({{f, f + 0x40, "f"}, {g, g + 0x40, "g"}}, tables);
   ASSERT_TRUE(parsed);
   const auto [rows, prologueEnds] = rowAddresses(*parsed);
   EXPECT_EQ(rows, (std::vector<uint64_t>{f, f + 0x10, g + 0x8}));
@@ -222,7 +227,8 @@ TEST(DebugObject, PrologueEndsAtTheFirstInstruction) {
 // of the line that covers it; an entry where no line is shown keeps it at the
 // start.
 TEST(DebugObject, PrologueEndsAtTheEntryPoint) {
-  LineTables lines;
+  JitTables tables;
+  LineTables &lines = tables.lines;
   const uint64_t f = kStart + 0x100, g = kStart + 0x400, h = kStart + 0x800;
   lines.set(f, {{f, 3, 0, "Leaf.java"}, {f + 0x40, 4, 0, "Leaf.java"}});
   lines.setEntryPoint(f, f + 0x20);
@@ -230,7 +236,7 @@ TEST(DebugObject, PrologueEndsAtTheEntryPoint) {
   lines.setEntryPoint(g, g + 0x20); // a row starts there already
   lines.set(h, {{h, 0, 0, "Leaf.java"}, {h + 0x40, 8, 0, "Leaf.java"}});
   lines.setEntryPoint(h, h + 0x20); // in code with no line
-  auto parsed = build({{f, f + 0x80, "f"}, {g, g + 0x80, "g"}, {h, h + 0x80, "h"}}, lines);
+  auto parsed = build({{f, f + 0x80, "f"}, {g, g + 0x80, "g"}, {h, h + 0x80, "h"}}, tables);
   ASSERT_TRUE(parsed);
   const auto [rows, prologueEnds] = rowAddresses(*parsed);
   EXPECT_EQ(rows, (std::vector<uint64_t>{f, f + 0x20, f + 0x40, g, g + 0x20, h + 0x40}));

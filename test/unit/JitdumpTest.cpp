@@ -3,6 +3,7 @@
 #include "JitdumpBytes.h"
 #include "TempDir.h"
 #include "jitsym/files/JitdumpReader.h"
+#include "jitsym/symbols/JitTables.h"
 #include "jitsym/symbols/JitdumpSymbols.h"
 #include "jitsym/formats/V8Repairs.h"
 #include "jitsym/symbols/SymbolTable.h"
@@ -49,11 +50,6 @@ void append(const std::string &path, const std::string &bytes) {
   std::ofstream(path, std::ios::binary | std::ios::app) << bytes;
 }
 
-struct Loaded {
-  SymbolTable table;
-  LineTables lines;
-};
-
 } // namespace
 
 TEST(JitdumpReader, ReadsOnlyWhatWasAppendedAndWaitsForCutRecords) {
@@ -63,20 +59,20 @@ TEST(JitdumpReader, ReadsOnlyWhatWasAppendedAndWaitsForCutRecords) {
   const std::string second = codeLoad(0x2000, 0x40, "second");
   append(path, second.substr(0, 30)); // cut inside the name
 
-  Loaded loaded;
-  JitdumpSymbols sink(loaded.table, loaded.lines);
+  JitTables loaded;
+  JitdumpSymbols sink(loaded.symbols, loaded.lines);
   JitdumpReader reader(path);
   auto stats = reader.read(sink);
   ASSERT_TRUE(bool(stats)) << llvm::toString(stats.takeError());
   EXPECT_EQ(stats->records, 1u);
   EXPECT_EQ(stats->pendingBytes, 30u);
-  EXPECT_EQ(loaded.table.size(), 1u);
+  EXPECT_EQ(loaded.symbols.size(), 1u);
 
   append(path, second.substr(30, 50)); // name complete, code still cut
   stats = reader.read(sink);
   ASSERT_TRUE(bool(stats));
   EXPECT_EQ(stats->records, 0u) << "a record waits until all of it is written";
-  EXPECT_EQ(loaded.table.size(), 1u);
+  EXPECT_EQ(loaded.symbols.size(), 1u);
 
   append(path, second.substr(80));
   stats = reader.read(sink);
@@ -84,8 +80,8 @@ TEST(JitdumpReader, ReadsOnlyWhatWasAppendedAndWaitsForCutRecords) {
   EXPECT_EQ(stats->records, 1u);
   EXPECT_EQ(stats->bytesRead, second.size());
   EXPECT_EQ(stats->pendingBytes, 0u);
-  ASSERT_NE(loaded.table.findByAddress(0x2010), nullptr);
-  EXPECT_EQ(loaded.table.name(*loaded.table.findByAddress(0x2010)), "second");
+  ASSERT_NE(loaded.symbols.findByAddress(0x2010), nullptr);
+  EXPECT_EQ(loaded.symbols.name(*loaded.symbols.findByAddress(0x2010)), "second");
 
   stats = reader.read(sink);
   ASSERT_TRUE(bool(stats));
@@ -97,16 +93,16 @@ TEST(JitdumpReader, RewrittenFileIsReadAgain) {
   TempDir dir;
   const std::string path = dir.file("jit-1.dump");
   append(path, header() + codeLoad(0x1000, 0x10, "old"));
-  Loaded loaded;
-  JitdumpSymbols sink(loaded.table, loaded.lines);
+  JitTables loaded;
+  JitdumpSymbols sink(loaded.symbols, loaded.lines);
   JitdumpReader reader(path);
   ASSERT_TRUE(bool(reader.read(sink)));
   std::ofstream(path, std::ios::binary | std::ios::trunc) << header() + codeLoad(0x5000, 0x10, "new");
   auto stats = reader.read(sink);
   ASSERT_TRUE(bool(stats));
   EXPECT_TRUE(stats->rewritten);
-  EXPECT_EQ(loaded.table.findByAddress(0x1000), nullptr);
-  ASSERT_NE(loaded.table.findByAddress(0x5000), nullptr);
+  EXPECT_EQ(loaded.symbols.findByAddress(0x1000), nullptr);
+  ASSERT_NE(loaded.symbols.findByAddress(0x5000), nullptr);
 }
 
 // A runtime's stdio buffer holds the newest records: they name their code at
@@ -118,10 +114,10 @@ TEST(JitdumpReader, UnflushedBytesAreReadOnceWhereverTheFlushCuts) {
   const std::string second = codeLoad(0x2000, 0x20, "second");
   const std::string third = codeLoad(0x3000, 0x30, "third");
   append(path, header());
-  Loaded loaded;
+  JitTables loaded;
   JitdumpSymbolsOptions options;
   options.trackCodeStarts = true;
-  JitdumpSymbols sink(loaded.table, loaded.lines, options);
+  JitdumpSymbols sink(loaded.symbols, loaded.lines, options);
   JitdumpReader reader(path);
 
   // The file has the header only; two records and part of a third are buffered.
@@ -132,7 +128,7 @@ TEST(JitdumpReader, UnflushedBytesAreReadOnceWhereverTheFlushCuts) {
   EXPECT_EQ(stats->provisionalRecords, 2u);
   EXPECT_EQ(stats->pendingBytes, 0u) << "the file's own bytes are all read";
   EXPECT_EQ(reader.offset(), header().size()) << "the reader never moves into the buffer";
-  EXPECT_EQ(loaded.table.size(), 2u);
+  EXPECT_EQ(loaded.symbols.size(), 2u);
   EXPECT_EQ(sink.loads, 0u);
   EXPECT_EQ(sink.provisionalLoads(), 2u);
 
@@ -143,8 +139,8 @@ TEST(JitdumpReader, UnflushedBytesAreReadOnceWhereverTheFlushCuts) {
   EXPECT_FALSE(stats->rewritten) << "bytes read from the buffer are not a rewrite";
   EXPECT_EQ(stats->records, 1u) << "`first` is in the file";
   EXPECT_EQ(stats->provisionalRecords, 2u);
-  ASSERT_NE(loaded.table.findByAddress(0x3000), nullptr);
-  EXPECT_EQ(loaded.table.size(), 3u);
+  ASSERT_NE(loaded.symbols.findByAddress(0x3000), nullptr);
+  EXPECT_EQ(loaded.symbols.size(), 3u);
   EXPECT_EQ(sink.loads, 1u);
   EXPECT_EQ(sink.provisionalLoads(), 2u);
 
@@ -156,7 +152,7 @@ TEST(JitdumpReader, UnflushedBytesAreReadOnceWhereverTheFlushCuts) {
   EXPECT_EQ(stats->provisionalRecords, 0u);
   EXPECT_EQ(sink.loads, 3u);
   EXPECT_EQ(sink.provisionalLoads(), 0u);
-  EXPECT_EQ(loaded.table.size(), 3u);
+  EXPECT_EQ(loaded.symbols.size(), 3u);
   EXPECT_TRUE(sink.announced(0x2000));
   EXPECT_FALSE(sink.announced(0x2010));
   EXPECT_TRUE(sink.diagnostics.empty());
@@ -172,8 +168,8 @@ TEST(JitdumpReader, BufferedBytesAlreadyInTheFileAreIgnored) {
   const std::string second = codeLoad(0x2000, 0x20, "second");
   const std::string third = codeLoad(0x3000, 0x30, "third");
   append(path, header() + first.substr(0, 10));
-  Loaded loaded;
-  JitdumpSymbols sink(loaded.table, loaded.lines);
+  JitTables loaded;
+  JitdumpSymbols sink(loaded.symbols, loaded.lines);
   JitdumpReader reader(path);
 
   // An earlier stop: the buffer holds the rest of `first` and part of `second`.
@@ -195,7 +191,7 @@ TEST(JitdumpReader, BufferedBytesAlreadyInTheFileAreIgnored) {
   EXPECT_TRUE(sink.diagnostics.empty());
   EXPECT_EQ(sink.loads, 2u) << "`first` came from the buffer first and is counted once";
   EXPECT_EQ(sink.provisionalLoads(), 0u);
-  EXPECT_EQ(loaded.table.size(), 2u);
+  EXPECT_EQ(loaded.symbols.size(), 2u);
 
   // The reader goes on with the file.
   append(path, third.substr(20));
@@ -204,7 +200,7 @@ TEST(JitdumpReader, BufferedBytesAlreadyInTheFileAreIgnored) {
   EXPECT_EQ(stats->records, 1u);
   EXPECT_EQ(stats->provisionalRecords, 1u);
   EXPECT_EQ(sink.loads, 3u);
-  EXPECT_EQ(loaded.table.size(), 4u);
+  EXPECT_EQ(loaded.symbols.size(), 4u);
   EXPECT_TRUE(sink.diagnostics.empty());
 }
 
@@ -223,14 +219,14 @@ TEST(JitdumpReader, BufferedBytesCutMidRecordKeepLinesInStep) {
   const size_t cut = header().size() + 20;                            // in lines1
   const size_t bufferEnd = header().size() + lines1.size() + load1.size() + 12; // in lines2
   append(path, all.substr(0, cut));
-  Loaded loaded;
-  JitdumpSymbols sink(loaded.table, loaded.lines);
+  JitTables loaded;
+  JitdumpSymbols sink(loaded.symbols, loaded.lines);
   JitdumpReader reader(path);
 
   auto stats = reader.read(sink, all.substr(cut, bufferEnd - cut));
   ASSERT_TRUE(bool(stats)) << llvm::toString(stats.takeError());
   EXPECT_EQ(stats->provisionalRecords, 2u);
-  ASSERT_NE(loaded.table.findByAddress(0x1000), nullptr);
+  ASSERT_NE(loaded.symbols.findByAddress(0x1000), nullptr);
   ASSERT_TRUE(loaded.lines.find(0x1000, 0x1000).has_value());
   EXPECT_EQ(loaded.lines.find(0x1000, 0x1000)->line, 3u);
 
@@ -251,7 +247,7 @@ TEST(JitdumpReader, BufferedBytesCutMidRecordKeepLinesInStep) {
   EXPECT_EQ(loaded.lines.find(0x1000, 0x1000)->line, 3u);
   ASSERT_TRUE(loaded.lines.find(0x2000, 0x2000).has_value());
   EXPECT_EQ(loaded.lines.find(0x2000, 0x2000)->line, 9u);
-  EXPECT_EQ(loaded.table.size(), 2u);
+  EXPECT_EQ(loaded.symbols.size(), 2u);
   EXPECT_TRUE(sink.diagnostics.empty());
 }
 
@@ -261,8 +257,8 @@ TEST(JitdumpReader, BufferedGarbageLeavesTheFileReadable) {
   TempDir dir;
   const std::string path = dir.file("jit-7.dump");
   append(path, header() + codeLoad(0x1000, 0x10, "first"));
-  Loaded loaded;
-  JitdumpSymbols sink(loaded.table, loaded.lines);
+  JitTables loaded;
+  JitdumpSymbols sink(loaded.symbols, loaded.lines);
   JitdumpReader reader(path);
 
   // A record that claims 4 bytes: in the file, nothing after it could be read.
@@ -275,7 +271,7 @@ TEST(JitdumpReader, BufferedGarbageLeavesTheFileReadable) {
   EXPECT_TRUE(stats->unflushedUnreadable);
   EXPECT_FALSE(stats->corrupt);
   EXPECT_EQ(stats->provisionalRecords, 0u) << "a buffer that does not parse names nothing";
-  EXPECT_EQ(loaded.table.findByAddress(0x2000), nullptr);
+  EXPECT_EQ(loaded.symbols.findByAddress(0x2000), nullptr);
   EXPECT_TRUE(sink.diagnostics.empty());
 
   // Not a jitdump at all, on a file whose header is still buffered.
@@ -283,8 +279,8 @@ TEST(JitdumpReader, BufferedGarbageLeavesTheFileReadable) {
   const std::string empty = other.file("jit-8.dump");
   append(empty, "");
   JitdumpReader early(empty);
-  Loaded nothing;
-  JitdumpSymbols emptySink(nothing.table, nothing.lines);
+  JitTables nothing;
+  JitdumpSymbols emptySink(nothing.symbols, nothing.lines);
   stats = early.read(emptySink, std::string(64, '\x7f'));
   ASSERT_TRUE(bool(stats)) << "the buffer is not the file: " << llvm::toString(stats.takeError());
   EXPECT_TRUE(stats->unflushedUnreadable);
@@ -294,7 +290,7 @@ TEST(JitdumpReader, BufferedGarbageLeavesTheFileReadable) {
   ASSERT_TRUE(bool(stats));
   EXPECT_EQ(stats->records, 1u);
   EXPECT_EQ(sink.loads, 2u);
-  ASSERT_NE(loaded.table.findByAddress(0x3000), nullptr);
+  ASSERT_NE(loaded.symbols.findByAddress(0x3000), nullptr);
   EXPECT_TRUE(sink.diagnostics.empty());
 }
 
@@ -304,29 +300,29 @@ TEST(JitdumpReader, ProvisionalNamesTheFileContradictsAreWithdrawn) {
   TempDir dir;
   const std::string path = dir.file("jit-9.dump");
   append(path, header());
-  Loaded loaded;
-  JitdumpSymbols sink(loaded.table, loaded.lines);
+  JitTables loaded;
+  JitdumpSymbols sink(loaded.symbols, loaded.lines);
   JitdumpReader reader(path);
   auto stats = reader.read(sink, codeLoad(0x9000, 0x10, "ghost"));
   ASSERT_TRUE(bool(stats));
-  ASSERT_NE(loaded.table.findByAddress(0x9000), nullptr);
+  ASSERT_NE(loaded.symbols.findByAddress(0x9000), nullptr);
 
   append(path, codeLoad(0x5000, 0x10, "real"));
   stats = reader.read(sink);
   ASSERT_TRUE(bool(stats));
-  EXPECT_EQ(loaded.table.findByAddress(0x9000), nullptr);
-  ASSERT_NE(loaded.table.findByAddress(0x5000), nullptr);
+  EXPECT_EQ(loaded.symbols.findByAddress(0x9000), nullptr);
+  ASSERT_NE(loaded.symbols.findByAddress(0x5000), nullptr);
   EXPECT_EQ(sink.loads, 1u);
   EXPECT_EQ(sink.provisionalLoads(), 0u);
 
   // The same holds for a buffer that no longer holds what it held.
   stats = reader.read(sink, codeLoad(0x7000, 0x10, "brief"));
   ASSERT_TRUE(bool(stats));
-  ASSERT_NE(loaded.table.findByAddress(0x7000), nullptr);
+  ASSERT_NE(loaded.symbols.findByAddress(0x7000), nullptr);
   stats = reader.read(sink, codeLoad(0x8000, 0x10, "instead"));
   ASSERT_TRUE(bool(stats));
-  EXPECT_EQ(loaded.table.findByAddress(0x7000), nullptr);
-  ASSERT_NE(loaded.table.findByAddress(0x8000), nullptr);
+  EXPECT_EQ(loaded.symbols.findByAddress(0x7000), nullptr);
+  ASSERT_NE(loaded.symbols.findByAddress(0x8000), nullptr);
   EXPECT_EQ(sink.provisionalLoads(), 1u);
 }
 
@@ -345,19 +341,19 @@ TEST(JitdumpReader, ConfirmedRecordsAreNotAppliedAgain) {
   test::appendRecord(move, JitdumpRecordId::CodeMove, body);
   const std::string records = codeLoad(0x1000, 0x10, "moved") + move;
   append(path, header());
-  Loaded loaded;
-  JitdumpSymbols sink(loaded.table, loaded.lines);
+  JitTables loaded;
+  JitdumpSymbols sink(loaded.symbols, loaded.lines);
   JitdumpReader reader(path);
   ASSERT_TRUE(bool(reader.read(sink, records)));
-  EXPECT_EQ(loaded.table.findByAddress(0x1000), nullptr);
-  ASSERT_NE(loaded.table.findByAddress(0x6000), nullptr);
+  EXPECT_EQ(loaded.symbols.findByAddress(0x1000), nullptr);
+  ASSERT_NE(loaded.symbols.findByAddress(0x6000), nullptr);
   ASSERT_TRUE(bool(reader.read(sink, records))) << "the same buffer at the next stop";
 
   append(path, records);
   ASSERT_TRUE(bool(reader.read(sink)));
-  EXPECT_EQ(loaded.table.findByAddress(0x1000), nullptr);
-  ASSERT_NE(loaded.table.findByAddress(0x6000), nullptr);
-  EXPECT_EQ(loaded.table.size(), 1u);
+  EXPECT_EQ(loaded.symbols.findByAddress(0x1000), nullptr);
+  ASSERT_NE(loaded.symbols.findByAddress(0x6000), nullptr);
+  EXPECT_EQ(loaded.symbols.size(), 1u);
   EXPECT_EQ(sink.loads, 1u);
   EXPECT_EQ(sink.moves, 1u);
   EXPECT_EQ(sink.movesOfUnknownCode, 0u);
@@ -369,14 +365,14 @@ TEST(JitdumpReader, HeaderInTheBufferIsRead) {
   TempDir dir;
   const std::string path = dir.file("jit-4.dump");
   append(path, "");
-  Loaded loaded;
-  JitdumpSymbols sink(loaded.table, loaded.lines);
+  JitTables loaded;
+  JitdumpSymbols sink(loaded.symbols, loaded.lines);
   JitdumpReader reader(path);
   const std::string bytes = header() + codeLoad(0x1000, 8, "f");
   auto stats = reader.read(sink, bytes);
   ASSERT_TRUE(bool(stats)) << llvm::toString(stats.takeError());
   EXPECT_EQ(stats->provisionalRecords, 1u);
-  ASSERT_NE(loaded.table.findByAddress(0x1000), nullptr);
+  ASSERT_NE(loaded.symbols.findByAddress(0x1000), nullptr);
   EXPECT_FALSE(reader.header().has_value());
 
   append(path, bytes);
@@ -384,7 +380,7 @@ TEST(JitdumpReader, HeaderInTheBufferIsRead) {
   ASSERT_TRUE(bool(stats)) << llvm::toString(stats.takeError());
   ASSERT_TRUE(reader.header().has_value());
   EXPECT_EQ(sink.loads, 1u);
-  EXPECT_EQ(loaded.table.size(), 1u);
+  EXPECT_EQ(loaded.symbols.size(), 1u);
 }
 
 TEST(JitdumpReader, LargeCodeIsSkippedNotRead) {
@@ -395,14 +391,14 @@ TEST(JitdumpReader, LargeCodeIsSkippedNotRead) {
   for (int i = 0; i < 3; ++i)
     bytes += codeLoad(0x10000000 + i * 0x1000000, 5u << 20, "big" + std::to_string(i));
   append(path, bytes);
-  Loaded loaded;
-  JitdumpSymbols sink(loaded.table, loaded.lines);
+  JitTables loaded;
+  JitdumpSymbols sink(loaded.symbols, loaded.lines);
   JitdumpReader reader(path);
   auto stats = reader.read(sink);
   ASSERT_TRUE(bool(stats));
   EXPECT_EQ(stats->records, 3u);
-  EXPECT_EQ(loaded.table.size(), 3u);
-  EXPECT_EQ(loaded.table.name(*loaded.table.findByAddress(0x12000000)), "big2");
+  EXPECT_EQ(loaded.symbols.size(), 3u);
+  EXPECT_EQ(loaded.symbols.name(*loaded.symbols.findByAddress(0x12000000)), "big2");
 }
 
 TEST(JitdumpParser, DamagedV8FileNamesAreResyncedAndRestored) {
@@ -416,8 +412,8 @@ TEST(JitdumpParser, DamagedV8FileNamesAreResyncedAndRestored) {
   std::string dump = header() +
                      debugInfo(0x1000, {{0x1040, 3, file}, {0x1050, 4, file}, {0x1060, 5, file}}) +
                      codeLoad(0x1000, 0x40, "JS:*fib " + path + ":2:13");
-  Loaded loaded;
-  JitdumpSymbols sink(loaded.table, loaded.lines);
+  JitTables loaded;
+  JitdumpSymbols sink(loaded.symbols, loaded.lines);
   uint64_t at = 40;
   while (at < dump.size()) {
     JitdumpRecordParse parse = parseJitdumpRecord(std::string_view(dump).substr(at), false);
@@ -517,8 +513,8 @@ TEST(JitdumpReader, InterruptedReadGoesOnFromWhereItStopped) {
   for (int i = 0; i < 4; ++i)
     bytes += codeLoad(0x10000000 + i * 0x1000000, 5u << 20, "big" + std::to_string(i));
   append(path, bytes);
-  Loaded loaded;
-  JitdumpSymbols sink(loaded.table, loaded.lines);
+  JitTables loaded;
+  JitdumpSymbols sink(loaded.symbols, loaded.lines);
   JitdumpReader reader(path);
   int asked = 0;
   auto stats = reader.read(sink, {}, [&] { return ++asked >= 2; });
@@ -529,8 +525,8 @@ TEST(JitdumpReader, InterruptedReadGoesOnFromWhereItStopped) {
   ASSERT_TRUE(bool(stats));
   EXPECT_FALSE(stats->interrupted);
   EXPECT_EQ(stats->records, 2u);
-  EXPECT_EQ(loaded.table.size(), 4u);
-  EXPECT_EQ(loaded.table.name(*loaded.table.findByAddress(0x13000000)), "big3");
+  EXPECT_EQ(loaded.symbols.size(), 4u);
+  EXPECT_EQ(loaded.symbols.name(*loaded.symbols.findByAddress(0x13000000)), "big3");
 }
 
 TEST(V8Repairs, AppliedToParsedEntriesAfterParsing) {
@@ -574,8 +570,8 @@ TEST(JitdumpReader, RecordLargerThanItsContentIsReadAtItsContentsEnd) {
   const std::string after = codeLoad(0x3000, 0x10, "JS:*leaf /app/main.js:9:14");
   append(path, header() + codeLoad(0x1000, 0x10, "JS:*before") + bad + load.substr(0, 8));
 
-  Loaded loaded;
-  JitdumpSymbols sink(loaded.table, loaded.lines);
+  JitTables loaded;
+  JitdumpSymbols sink(loaded.symbols, loaded.lines);
   JitdumpReader reader(path);
   auto stats = reader.read(sink);
   ASSERT_TRUE(bool(stats)) << llvm::toString(stats.takeError());
@@ -597,11 +593,11 @@ TEST(JitdumpReader, RecordLargerThanItsContentIsReadAtItsContentsEnd) {
                                            "starts 12 bytes earlier"),
             std::string::npos)
       << sink.diagnostics[0].str();
-  const Symbol *outer = loaded.table.findByAddress(0x2010);
+  const Symbol *outer = loaded.symbols.findByAddress(0x2010);
   ASSERT_NE(outer, nullptr);
-  EXPECT_EQ(loaded.table.name(*outer), "JS:*outerLoop /app/main.js:3:20");
+  EXPECT_EQ(loaded.symbols.name(*outer), "JS:*outerLoop /app/main.js:3:20");
   ASSERT_TRUE(loaded.lines.find(0x2000, 0x2000).has_value()) << "its lines came with it";
-  ASSERT_NE(loaded.table.findByAddress(0x3000), nullptr);
+  ASSERT_NE(loaded.symbols.findByAddress(0x3000), nullptr);
   EXPECT_EQ(reader.damage().stepsLost, 1u);
 }
 
@@ -612,14 +608,14 @@ TEST(JitdumpReader, RecordLargerThanItsContentInTheBuffer) {
   const std::string bad =
       misdeclared(debugInfo(0x2000, {{0x2040, 7, std::string("/app/x.js") + '\0'}}), 12);
   append(path, header());
-  Loaded loaded;
-  JitdumpSymbols sink(loaded.table, loaded.lines);
+  JitTables loaded;
+  JitdumpSymbols sink(loaded.symbols, loaded.lines);
   JitdumpReader reader(path);
   auto stats = reader.read(sink, bad + codeLoad(0x2000, 0x40, "JS:*hot"));
   ASSERT_TRUE(bool(stats)) << llvm::toString(stats.takeError());
   EXPECT_EQ(stats->provisionalRecords, 2u);
   EXPECT_FALSE(stats->unflushedUnreadable);
-  EXPECT_NE(loaded.table.findByAddress(0x2000), nullptr);
+  EXPECT_NE(loaded.symbols.findByAddress(0x2000), nullptr);
 }
 
 // Bytes that are no record, at the end of a file still being written: reading
@@ -629,8 +625,8 @@ TEST(JitdumpReader, LostStepAtTheEndIsFoundAgainAsTheFileGrows) {
   TempDir dir;
   const std::string path = dir.file("jit-4242.dump");
   append(path, header() + codeLoad(0x1000, 0x10, "first") + std::string(37, '\xab'));
-  Loaded loaded;
-  JitdumpSymbols sink(loaded.table, loaded.lines);
+  JitTables loaded;
+  JitdumpSymbols sink(loaded.symbols, loaded.lines);
   JitdumpReader reader(path);
   auto stats = reader.read(sink);
   ASSERT_TRUE(bool(stats)) << llvm::toString(stats.takeError());
@@ -649,13 +645,13 @@ TEST(JitdumpReader, LostStepAtTheEndIsFoundAgainAsTheFileGrows) {
   EXPECT_NE(sink.diagnostics[0].str().find("skipped 37 bytes to the next record"),
             std::string::npos)
       << sink.diagnostics[0].str();
-  EXPECT_NE(loaded.table.findByAddress(0x2000), nullptr);
-  EXPECT_NE(loaded.table.findByAddress(0x3000), nullptr);
+  EXPECT_NE(loaded.symbols.findByAddress(0x2000), nullptr);
+  EXPECT_NE(loaded.symbols.findByAddress(0x3000), nullptr);
   EXPECT_FALSE(reader.damage().lostAt.has_value());
 
   // Read whole, the same file says the same.
-  Loaded whole;
-  JitdumpSymbols wholeSink(whole.table, whole.lines);
+  JitTables whole;
+  JitdumpSymbols wholeSink(whole.symbols, whole.lines);
   JitdumpReader once(path);
   ASSERT_TRUE(bool(once.read(wholeSink)));
   ASSERT_EQ(wholeSink.diagnostics.size(), 1u);

@@ -261,14 +261,14 @@ TEST(UnwindTables, GoWithTheirCodeWhateverReplacesIt) {
 
 TEST(UnwindTables, DebugObjectCarriesThemAsDebugFrame) {
   constexpr uint64_t start = 0x7f0000100000, end = 0x7f0000200000, f = start + 0x1000;
-  UnwindTables unwind;
+  JitTables tables;
   auto frames = parseEhFrame(v8EhFrame(), ehFrameAddressAfterCode(f, kV8CodeSize));
   ASSERT_TRUE(bool(frames));
-  unwind.set(f, std::move(*frames));
+  tables.unwind.set(f, std::move(*frames));
   UuidBytes id{};
   llvm::Expected<std::string> image = buildDebugObject(
       kX86_64, {start, end}, id, "jit", {{f, f + kV8CodeSize, "JS:*f"}, {f + 0x400, f + 0x500, "JS:^g"}},
-      LineTables(), unwind);
+      tables);
   ASSERT_TRUE(bool(image)) << llvm::toString(image.takeError());
   auto object = llvm::object::ObjectFile::createObjectFile(llvm::MemoryBufferRef(*image, "d.o"));
   ASSERT_TRUE(bool(object)) << llvm::toString(object.takeError());

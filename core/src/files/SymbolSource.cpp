@@ -13,7 +13,7 @@ namespace {
 llvm::Error appendPerfMap(const std::string &path, LoadedSymbols &loaded) {
   loaded.format = SourceFormat::PerfMap;
   PerfMapReader reader(path);
-  TableSink sink(loaded.table);
+  TableSink sink(loaded.tables.symbols);
   llvm::Expected<ReadStats> stats = reader.read(sink);
   if (!stats)
     return stats.takeError();
@@ -32,8 +32,8 @@ llvm::Error appendJitdump(const std::string &path, LoadOptions options,
   reader.setWriterDone(true); // whole files, for offline use
   JitdumpSymbolsOptions sinkOptions;
   sinkOptions.path = path;
-  sinkOptions.unwind = options.unwindTables ? &loaded.unwind : nullptr;
-  JitdumpSymbols sink(loaded.table, loaded.lines, std::move(sinkOptions));
+  sinkOptions.unwind = options.unwindTables ? &loaded.tables.unwind : nullptr;
+  JitdumpSymbols sink(loaded.tables.symbols, loaded.tables.lines, std::move(sinkOptions));
   llvm::Expected<JitdumpReadStats> stats = reader.read(sink);
   if (!stats)
     return stats.takeError();
@@ -67,10 +67,10 @@ llvm::Error append(const std::string &path, LoadOptions options, LoadedSymbols &
 llvm::Expected<LoadedSymbols> finished(llvm::Error error, LoadedSymbols &loaded) {
   if (error)
     return error;
-  loaded.table.forgetChanges();
+  loaded.tables.symbols.forgetChanges();
   // Applied, so the lines and unwind tables are in step; the handler that kept
   // them so points into `loaded`, which is about to move.
-  loaded.table.onOwnedGone(nullptr);
+  loaded.tables.symbols.onOwnedGone(nullptr);
   return std::move(loaded);
 }
 

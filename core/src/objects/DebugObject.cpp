@@ -143,9 +143,10 @@ ElfSection debugSection(const char *name, std::string bytes) {
 Expected<std::vector<ElfSection>> buildDebugSections(const AddressRange &textRange,
                                                      std::string_view unitName,
                                                      const std::vector<DebugFunction> &unsorted,
-                                                     const LineTables &lines,
-                                                     const UnwindTables &unwind,
+                                                     const JitTables &tables,
                                                      LinePlausible plausible) {
+  const LineTables &lines = tables.lines;
+  const UnwindTables &unwind = tables.unwind;
   std::vector<DebugFunction> functions = unsorted;
   std::sort(functions.begin(), functions.end(),
             [](const DebugFunction &a, const DebugFunction &b) { return a.start < b.start; });
@@ -286,10 +287,10 @@ Expected<std::string> buildDebugObject(const Architecture &arch, const AddressRa
                                        const UuidBytes &buildId,
                                        std::string_view unitName,
                                        const std::vector<DebugFunction> &functions,
-                                       const LineTables &lines, const UnwindTables &unwind,
-                                       LinePlausible plausible, std::vector<LldbSymbol> symbols) {
+                                       const JitTables &tables, LinePlausible plausible,
+                                       std::vector<LldbSymbol> symbols) {
   Expected<std::vector<ElfSection>> debug =
-      buildDebugSections(textRange, unitName, functions, lines, unwind, plausible);
+      buildDebugSections(textRange, unitName, functions, tables, plausible);
   if (!debug)
     return debug.takeError();
   ElfImageSpec spec;
@@ -309,9 +310,9 @@ Expected<std::string> buildDebugObject(const Architecture &arch, const AddressRa
 
 namespace jitsym {
 
-std::vector<DebugFunction> debugFunctionsIn(const SymbolTable &table, const AddressRange &text,
-                                            const LineTables &lines, const UnwindTables &unwind,
+std::vector<DebugFunction> debugFunctionsIn(const JitTables &tables, const AddressRange &text,
                                             bool &anyDebugInfo, SymbolPredicate isData) {
+  const SymbolTable &table = tables.symbols;
   std::vector<DebugFunction> functions;
   anyDebugInfo = false;
   table.forEachInRange(text.start, text.end, [&](const Symbol &symbol) {
@@ -321,8 +322,8 @@ std::vector<DebugFunction> debugFunctionsIn(const SymbolTable &table, const Addr
       return;
     const uint64_t end = std::min(symbol.end(), text.end);
     functions.push_back({symbol.address, end, table.name(symbol)});
-    anyDebugInfo = anyDebugInfo || lines.entries(symbol.address) != nullptr ||
-                   unwind.frames(symbol.address) != nullptr;
+    anyDebugInfo = anyDebugInfo || tables.lines.entries(symbol.address) != nullptr ||
+                   tables.unwind.frames(symbol.address) != nullptr;
   });
   return functions;
 }

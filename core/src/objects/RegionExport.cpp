@@ -130,13 +130,11 @@ llvm::Expected<ExportResult> exportRegions(const std::string &directory,
                                    request.triple.c_str());
   removePreviousExport(directory);
   ExportResult result;
-  RegionPlanner planner(*request.table, request.space, request.claimed);
+  static const JitTables noTables;
+  const JitTables &tables = request.tables ? *request.tables : noTables;
+  RegionPlanner planner(tables.symbols, request.space, request.claimed);
   std::vector<PlannedRegion> planned = planner.plan(&result.outside);
   auto isData = [&](const Symbol &symbol) { return planner.isData(symbol); };
-  static const LineTables noLines;
-  static const UnwindTables noUnwind;
-  const LineTables &lines = request.lines ? *request.lines : noLines;
-  const UnwindTables &unwind = request.unwind ? *request.unwind : noUnwind;
   for (const PlannedRegion &plan : planned) {
     const std::string regionDirectory = directory + "/" + RegionFiles::directory(plan.section);
     if (std::error_code ec = llvm::sys::fs::create_directories(regionDirectory))
@@ -144,7 +142,7 @@ llvm::Expected<ExportResult> exportRegions(const std::string &directory,
                                      regionDirectory.c_str(), ec.message().c_str());
     ExportedRegion region;
     region.section = plan.section;
-    const UuidBytes uuid = regionUuid(*request.table, plan, "jitsym-export");
+    const UuidBytes uuid = regionUuid(tables.symbols, plan, "jitsym-export");
     region.uuid = uuidToString(uuid);
     region.object = regionDirectory + "/" + RegionFiles::kObject;
     region.symbols = regionDirectory + "/" + RegionFiles::symbols();
@@ -161,15 +159,15 @@ llvm::Expected<ExportResult> exportRegions(const std::string &directory,
     spec.uuid = region.uuid;
     spec.sections = sectionsOf({plan});
     if (llvm::Error err = writeFileAtomically(
-            region.symbols, renderSymbolFile(spec, *request.table, plan.symbols, isData)))
+            region.symbols, renderSymbolFile(spec, tables.symbols, plan.symbols, isData)))
       return err;
 
     bool anyDebugInfo = false;
     std::vector<DebugFunction> functions =
-        debugFunctionsIn(*request.table, plan.section, lines, unwind, anyDebugInfo, isData);
+        debugFunctionsIn(tables, plan.section, anyDebugInfo, isData);
     if (anyDebugInfo) {
       llvm::Expected<std::string> image = buildDebugObject(
-          *arch, plan.section, uuid, "jit", functions, lines, unwind, request.plausible);
+          *arch, plan.section, uuid, "jit", functions, tables, request.plausible);
       if (!image)
         return image.takeError();
       region.debug = regionDirectory + "/" + RegionFiles::debug();

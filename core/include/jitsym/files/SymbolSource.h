@@ -6,9 +6,7 @@
 #include <vector>
 
 #include "jitsym/base/Diagnostic.h"
-#include "jitsym/symbols/LineTables.h"
-#include "jitsym/symbols/SymbolTable.h"
-#include "jitsym/symbols/UnwindTables.h"
+#include "jitsym/symbols/JitTables.h"
 #include "llvm/Support/Error.h"
 
 namespace jitsym {
@@ -17,9 +15,7 @@ enum class SourceFormat { PerfMap, Jitdump };
 
 struct LoadedSymbols {
   SourceFormat format = SourceFormat::PerfMap; // of the last source loaded
-  SymbolTable table;
-  LineTables lines;           // a jitdump's source lines
-  UnwindTables unwind;        // a jitdump's unwind tables, when asked for
+  JitTables tables;           // unwind tables only when asked for
   std::string architecture;   // from a jitdump's header ("x86_64"); else empty
   std::vector<Diagnostic> diagnostics;
   uint64_t entries = 0;       // lines or CODE_LOAD records that announced a symbol

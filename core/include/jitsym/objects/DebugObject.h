@@ -19,10 +19,8 @@
 
 #include "jitsym/objects/ElfImage.h"
 #include "jitsym/objects/LldbSymbols.h"
-#include "jitsym/symbols/LineTables.h"
 #include "jitsym/plan/Regions.h"
-#include "jitsym/symbols/SymbolTable.h"
-#include "jitsym/symbols/UnwindTables.h"
+#include "jitsym/symbols/JitTables.h"
 #include "jitsym/plan/Uuid.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/Support/Error.h"
@@ -40,12 +38,11 @@ struct DebugFunction {
 // rather than a wrong one.
 using LinePlausible = llvm::function_ref<bool(std::string_view file, uint32_t line)>;
 
-// The functions of `table` that start in `text` (their ends clipped to it), and
-// whether any of them has source lines or an unwind table. Symbols `isData`
-// says are data are no functions: a DW_TAG_subprogram would let a breakpoint
-// resolve there whatever the JSON symbol's type.
-std::vector<DebugFunction> debugFunctionsIn(const SymbolTable &table, const AddressRange &text,
-                                            const LineTables &lines, const UnwindTables &unwind,
+// The functions of the tables' symbols that start in `text` (their ends
+// clipped to it), and whether any of them has source lines or an unwind table.
+// Symbols `isData` says are data are no functions: a DW_TAG_subprogram would
+// let a breakpoint resolve there whatever the JSON symbol's type.
+std::vector<DebugFunction> debugFunctionsIn(const JitTables &tables, const AddressRange &text,
                                             bool &anyDebugInfo, SymbolPredicate isData = nullptr);
 
 // The DWARF of a debug object: .debug_abbrev, .debug_info, .debug_line and,
@@ -53,12 +50,12 @@ std::vector<DebugFunction> debugFunctionsIn(const SymbolTable &table, const Addr
 // carries them itself when its region has lines as it is made (UnwindObject.h).
 llvm::Expected<std::vector<ElfSection>> buildDebugSections(
     const AddressRange &text, std::string_view unitName,
-    const std::vector<DebugFunction> &functions, const LineTables &lines,
-    const UnwindTables &unwind, LinePlausible plausible = nullptr);
+    const std::vector<DebugFunction> &functions, const JitTables &tables,
+    LinePlausible plausible = nullptr);
 
-// `functions` in any order; their lines come from `lines` (entries outside the
-// function are dropped, and so are those of a file without a name) and their
-// unwind tables from `unwind`. The name of the compile unit is `unitName`.
+// `functions` in any order; their lines come from `tables.lines` (entries
+// outside the function are dropped, and so are those of a file without a name)
+// and their unwind tables from `tables.unwind`. The name of the compile unit is `unitName`.
 // Names are written up to their first NUL, where DWARF strings end.
 // `symbols`, for a live module whose object carries the window's symbols in
 // its .symtab: all of them again, in this file's .symtab. Once this file is
@@ -68,8 +65,7 @@ llvm::Expected<std::string> buildDebugObject(const Architecture &arch, const Add
                                              const UuidBytes &buildId,
                                              std::string_view unitName,
                                              const std::vector<DebugFunction> &functions,
-                                             const LineTables &lines,
-                                             const UnwindTables &unwind,
+                                             const JitTables &tables,
                                              LinePlausible plausible = nullptr,
                                              std::vector<LldbSymbol> symbols = {});
 

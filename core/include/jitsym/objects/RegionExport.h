@@ -16,12 +16,10 @@
 #include <vector>
 
 #include "jitsym/objects/DebugObject.h"
-#include "jitsym/symbols/LineTables.h"
 #include "jitsym/formats/MemoryMap.h"
 #include "jitsym/plan/FramePointer.h"
 #include "jitsym/plan/Regions.h"
-#include "jitsym/symbols/SymbolTable.h"
-#include "jitsym/symbols/UnwindTables.h"
+#include "jitsym/symbols/JitTables.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/Support/Error.h"
 
@@ -42,9 +40,7 @@ struct ExportedRegion {
 };
 
 struct ExportRequest {
-  const SymbolTable *table = nullptr;
-  const LineTables *lines = nullptr;
-  const UnwindTables *unwind = nullptr;
+  const JitTables *tables = nullptr;
   // Where JIT code may lie: sections are clipped to it, and symbols outside it
   // (file-backed or unmapped memory) are left out. Unrestricted offline.
   JitAddressSpace space = JitAddressSpace::unrestricted();
