@@ -803,7 +803,12 @@ class Cell:
         if parsed and self.optimized(parsed[1]):
             self.hit_optimized = True
             target.BreakpointDelete(self.typed_id)  # no compile stops from here on
-        else:
+        elif name:
+            # Only a location known to be in other code: at an unnamed frame 0
+            # the code is unknown, and may well be the optimized code (Bun: a
+            # DFG leaf whose record was incomplete, its location listed as
+            # unresolved; disabled, only a new location LLDB made for the same
+            # address at the next sync would have stopped there).
             found = target.FindBreakpointByID(self.typed_id).FindLocationByID(location)
             if found.IsValid():
                 found.SetEnabled(False)
