@@ -58,6 +58,35 @@ bool runsBeam(lldb::SBTarget &target) {
   return file == "beam" || file.substr(0, 5) == "beam.";
 }
 
+void CompileWatch::refreshPending(lldb::SBTarget &target) {
+  pending_ = PendingBreakpoints::of(target, id_, plan_.isJitModule);
+  if (plan_.jvm)
+    pending_.keepJavaOnly();
+  tellProducers(target);
+}
+
+void CompileWatch::tellProducers(lldb::SBTarget &target) {
+  lldb::SBProcess process = target.GetProcess();
+  if (!process.IsValid() || process.GetState() != lldb::eStateStopped)
+    return;
+  // With no watch the hook has no breakpoint: every call is free, and a list
+  // left behind would hide announcements from the next debugger's first stop.
+  const jitsym_watch_list list = plan_.allowed && !pending_.empty()
+                                     ? pending_.watchList()
+                                     : encodeWatchList({}, {}, /*everything=*/true);
+  lldb::SBSymbolContextList found = target.FindSymbols(kWatchList, lldb::eSymbolTypeAny);
+  for (uint32_t i = 0; i < found.GetSize(); ++i) {
+    lldb::SBSymbol symbol = found.GetContextAtIndex(i).GetSymbol();
+    if (!symbol.IsValid() || std::string_view(symbol.GetName() ? symbol.GetName() : "") != kWatchList)
+      continue;
+    const lldb::addr_t address = symbol.GetStartAddress().GetLoadAddress(target);
+    lldb::SBError error;
+    if (address != LLDB_INVALID_ADDRESS &&
+        process.WriteMemory(address, &list, sizeof list, error) == sizeof list)
+      told_ = process.GetUniqueID(); // a failure: that producer stops for all
+  }
+}
+
 void CompileWatch::update(lldb::SBTarget &target, WatchPlan plan,
                           lldb::SBBreakpointHitCallback onStop) {
   plan_ = std::move(plan);

@@ -59,8 +59,10 @@ struct WriteCall {
   std::string bytes(lldb::SBProcess &process) const;
 };
 
-// The function every producer built on libjitsym-writer calls (DebuggerHook.h).
+// The function every producer built on libjitsym-writer calls (DebuggerHook.h),
+// and the list of what it is called for (core formats/WatchList.h).
 constexpr const char *kAnnouncedHook = "jitsym_code_announced";
+constexpr const char *kWatchList = "jitsym_watch";
 
 // Whether the target's executable is BEAM, Erlang/OTP's emulator (beam.smp and
 // its other builds, beam.debug.smp...). Its JIT writes a module's jitdump
@@ -92,10 +94,14 @@ public:
   // the callback reads it instead of the breakpoints.
   const PendingBreakpoints &pending() const { return pending_; }
   // After a sync gave LLDB new symbols: some breakpoints may have resolved.
-  void refreshPending(lldb::SBTarget &target) {
-    pending_ = PendingBreakpoints::of(target, id_, plan_.isJitModule);
-    if (plan_.jvm)
-      pending_.keepJavaOnly();
+  // The producers in the process are told what is pending now.
+  void refreshPending(lldb::SBTarget &target);
+  // At a compile stop: the producers hear of the list if none of them has
+  // yet (a JVM's agent loads after the launch's update; until it is told, it
+  // announces everything).
+  void tellProducersOnce(lldb::SBTarget &target) {
+    if (told_ != target.GetProcess().GetUniqueID())
+      tellProducers(target);
   }
   // Whether the thread stopped at the announcement hook (else at a write).
   static bool atAnnouncement(lldb::SBThread &thread);
@@ -118,6 +124,11 @@ public:
   static const std::vector<const char *> &printfFunctions();
 
 private:
+  // Writes pending_'s watch list into every producer of the process that has
+  // one (libjitsym-writer's `jitsym_watch`), so that the hook is called only
+  // for what may matter; a list of everything once the watch goes.
+  void tellProducers(lldb::SBTarget &target);
+
   lldb::break_id_t id_ = LLDB_INVALID_BREAK_ID;
   bool watchesWrites_ = false;
   bool watchesStdio_ = false;
@@ -125,6 +136,7 @@ private:
   uint64_t earlierStops_ = 0; // of the watch's earlier breakpoints
   WatchPlan plan_;
   PendingBreakpoints pending_;
+  uint32_t told_ = 0; // SBProcess::GetUniqueID of the process last told, if any was
 };
 
 } // namespace jitsym::plugin

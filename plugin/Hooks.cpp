@@ -53,6 +53,8 @@ bool onCompileStop(void *, lldb::SBProcess &process, lldb::SBThread &thread,
   }
   if (synced && (synced->added > 0 || synced->removed > 0))
     state.compileWatch().refreshPending(target);
+  else
+    state.compileWatch().tellProducersOnce(target);
   return false;
 }
 

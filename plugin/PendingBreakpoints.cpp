@@ -130,6 +130,10 @@ std::vector<uint64_t> PendingBreakpoints::locationsIn(uint64_t begin, uint64_t e
   return {first, last};
 }
 
+jitsym_watch_list PendingBreakpoints::watchList() const {
+  return encodeWatchList(names_, locations_, !patterns_.empty() || !files_.empty());
+}
+
 std::vector<uint64_t> breakpointLocationAddresses(lldb::SBTarget &target) {
   std::vector<uint64_t> addresses;
   for (uint32_t b = 0; b < target.GetNumBreakpoints(); ++b) {

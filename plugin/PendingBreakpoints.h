@@ -14,6 +14,7 @@
 #include "lldb/API/LLDB.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Regex.h"
+#include "jitsym/formats/WatchList.h"
 
 namespace jitsym::plugin {
 
@@ -47,6 +48,10 @@ public:
   bool touchesLocation(uint64_t address, uint64_t size) const;
   // The locations in [begin, end), ascending.
   std::vector<uint64_t> locationsIn(uint64_t begin, uint64_t end) const;
+  // What a producer built on libjitsym-writer is told to announce (core
+  // formats/WatchList.h): code by these names or over these locations; all
+  // of it for a pattern or a file and line, which a name cannot stand for.
+  jitsym_watch_list watchList() const;
 
 private:
   std::vector<std::string> names_;

@@ -8,6 +8,7 @@ usage: java_breakpoint.py PLUGIN [-o LLDB_COMMAND]... METHOD JAVA_ARG...
   -o  a command run after `target create` (%lldb_java_env: the sanitizer's
       environment for the JVM in a sanitized build)
 """
+import re
 import sys
 
 from lldb_driver import Driver, continue_past_compile_stops
@@ -31,6 +32,13 @@ def main():
     for command in ["bt 1", "breakpoint list 1"]:
         print("(lldb) " + command)
         print(session.run(command).strip())
+    # What waiting cost: the agent calls the hook (a stop) only for methods
+    # whose names may resolve the breakpoint, of all it announced.
+    status = session.run("jit-sync --status")
+    stops = re.search(r"(\d+) compile stop\(s\) so far", status)
+    loads = re.search(r"read: (\d+) code loads", status)
+    print("compile stops: %s of %s code loads" % (stops.group(1) if stops else "?",
+                                                 loads.group(1) if loads else "?"))
     process.Kill()
 
 

@@ -9,6 +9,7 @@
 #include "RecordFile.h"
 #include "ThisProcess.h"
 #include "jitsym-writer.h"
+#include "jitsym/writer/DebuggerHook.h"
 #include "jitsym/formats/JitdumpParser.h"
 
 namespace jitsym::writer {
@@ -116,6 +117,7 @@ int JitdumpProducer::load(uint64_t address, uint64_t size, std::string_view name
   if (entry > address && entry < address + size)
     appendCodeEntry(held, now, pid_, tid, address, entry);
   appendCodeLoadHeader(held, now, {pid_, tid, address, index, name, code});
+  file_->wanted(debuggerWants(name, address, size));
   if (file_->holding() && code.size() <= kCopiedCodeBytes) {
     held += code;
     file_->commit();
@@ -138,6 +140,7 @@ int JitdumpProducer::unload(uint64_t address, std::optional<const void *> owner)
   }
   appendCodeUnload(file_->held(), monotonicNanoseconds(),
                    {pid_, tid, address, found->second.size, found->second.index});
+  file_->wanted(debuggerWants({}, address, found->second.size));
   file_->commit();
   live_.erase(found);
   return file_->result();

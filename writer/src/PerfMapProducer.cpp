@@ -7,6 +7,7 @@
 #include "RecordFile.h"
 #include "ThisProcess.h"
 #include "jitsym-writer.h"
+#include "jitsym/writer/DebuggerHook.h"
 #include "jitsym/formats/JitdumpWriter.h"
 
 namespace jitsym::writer {
@@ -56,6 +57,7 @@ int PerfMapProducer::write(uint64_t address, uint64_t size, std::string_view nam
   if (const int opened = openLocked(nullptr); opened != JITSYM_OK)
     return opened;
   file_->held() += perfMapLine(address, size, name);
+  file_->wanted(debuggerWants(name, address, size));
   file_->commit();
   return file_->result();
 }

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <utility>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
@@ -94,7 +95,8 @@ void RecordFile::flush() {
     return;
   writeParts(held_, {});
   held_.clear(); // its capacity is kept for the next records
-  codeAnnounced();
+  if (std::exchange(announce_, false))
+    codeAnnounced();
 }
 
 void RecordFile::setHolding(bool holding) {
@@ -153,7 +155,8 @@ void RecordFile::writeWithCode(std::string_view code) {
   if (written < code.size() || !header.empty())
     writeParts(header, code.substr(written));
   held_.clear();
-  codeAnnounced();
+  if (std::exchange(announce_, false))
+    codeAnnounced();
 }
 
 void RecordFile::copyFrom(int fd, uint64_t begin, uint64_t end) {

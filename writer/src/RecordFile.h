@@ -45,6 +45,9 @@ public:
 
   // Records are encoded into held(), then commit() writes them unless writes
   // are held and less than kHeldBytes is held; flush() writes them anyway.
+  // The debugger hears of what is written (codeAnnounced) only if a record
+  // written since it last did was marked `wanted` (debuggerWants).
+  void wanted(bool wanted) { announce_ = announce_ || wanted; }
   std::string &held() { return held_; }
   void commit();
   void flush();
@@ -76,6 +79,7 @@ private:
   uint64_t end_ = 0;
   int failure_ = 0;
   bool holding_ = false;
+  bool announce_ = false; // a record the debugger may want is not announced yet
 };
 
 } // namespace jitsym::writer

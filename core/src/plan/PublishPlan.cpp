@@ -216,15 +216,18 @@ void PublishPlan::decide(const Inputs &in, const SymbolChanges &changes, Publish
       remake(key, RemakeReason::FrameRule);
   }
   // The code of the windows made anew: what LLDB's modules say of old
-  // functions is kept, new ones are read.
-  std::unordered_set<const Symbol *> isNew(changes.added.begin(), changes.added.end());
+  // functions is kept, new ones are read. With no module held (a first sync)
+  // every function is new, and no set of its symbols is made.
+  std::unordered_set<const Symbol *> isNew;
+  if (!held.empty())
+    isNew.insert(changes.added.begin(), changes.added.end());
   for (const auto &[start, why] : replan_) {
     const AddressRange window = planner_.windowOf(start);
     in.table.forEachInRange(window.start, window.end, [&](const Symbol &symbol) {
       if (isData(symbol))
         return;
       std::optional<EntryRule> was;
-      if (!isNew.count(&symbol))
+      if (!held.empty() && !isNew.count(&symbol))
         was = heldEntryRule(held, in.arch, symbol);
       if (was)
         known_.push_back({symbol.address, symbol.size, *was});

@@ -9,13 +9,25 @@
 // debugger it is an empty call.
 #pragma once
 
+#include <cstdint>
+#include <string_view>
+
+#include "jitsym/formats/WatchList.h"
+
 extern "C" {
-// Exported under this name by libjitsym-writer.so; in the agents, which
-// export only their entry points, it is in the symbol table LLDB reads.
+// Exported under these names by libjitsym-writer.so; in the agents, which
+// export only their entry points, they are in the symbol table LLDB reads.
 void jitsym_code_announced(void);
+// What the debugger waits for (core formats/WatchList.h), written by it while
+// its breakpoint is on the hook: announcements nothing waits for make no call.
+extern jitsym_watch_list jitsym_watch;
 }
 
 namespace jitsym::writer {
+
+// Whether the debugger may want the announcement of code [address, address +
+// size) named `name` (empty for an unload): always, until it wrote a list.
+bool debuggerWants(std::string_view name, uint64_t address, uint64_t size);
 
 // What the writer calls once an announcement is in its file: the hook, unless
 // the calling thread is in a QuietAnnouncements scope.
