@@ -164,6 +164,24 @@ uint64_t CompileWatch::stops(lldb::SBTarget &target) const {
   return earlierStops_ + (watch.IsValid() ? watch.GetHitCount() : 0);
 }
 
+std::optional<std::string> CompileWatch::costNote(lldb::SBTarget &target) {
+  const uint64_t count = stops(target);
+  if (costSaid_ || count < kCostlyStops)
+    return std::nullopt;
+  costSaid_ = true;
+  const double each = callbackMilliseconds_ / static_cast<double>(count);
+  char figures[96];
+  std::snprintf(figures, sizeof figures, "%llu stops so far, %.1f ms each in jitsym",
+                static_cast<unsigned long long>(count), each);
+  return std::string("jit-sync: a breakpoint waits for JIT code: the program stops where the "
+                     "runtime writes each announcement, so that the breakpoint resolves before "
+                     "the code first runs (") +
+         figures + ", LLDB's stop and resume on top); the runtime announces through " +
+         (watchesWrites_ ? "write(2), every write stops. " : "jitsym's hook. ") +
+         "`jit-sync --watch-compiles off` resolves at the next stop instead; `jit-sync "
+         "--status` counts the stops\n";
+}
+
 size_t CompileWatch::locations(lldb::SBTarget &target) const {
   if (!installed())
     return 0;

@@ -114,6 +114,14 @@ public:
   size_t locations(lldb::SBTarget &target) const;
   // How many times the process stopped for the watch so far (its cost).
   uint64_t stops(lldb::SBTarget &target) const;
+  // The time jitsym's callback took at those stops (LLDB's own stop and
+  // resume come on top), and whether the user was told what they cost.
+  void countStop(double milliseconds) { callbackMilliseconds_ += milliseconds; }
+  double callbackMilliseconds() const { return callbackMilliseconds_; }
+  // The note said once per target when the stops begin to cost the program
+  // (kCostlyStops of them), else nothing.
+  std::optional<std::string> costNote(lldb::SBTarget &target);
+  static constexpr uint64_t kCostlyStops = 200;
 
   lldb::break_id_t id() const { return id_; }
 
@@ -137,6 +145,8 @@ private:
   WatchPlan plan_;
   PendingBreakpoints pending_;
   uint32_t told_ = 0; // SBProcess::GetUniqueID of the process last told, if any was
+  double callbackMilliseconds_ = 0;
+  bool costSaid_ = false;
 };
 
 } // namespace jitsym::plugin

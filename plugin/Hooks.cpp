@@ -1,6 +1,8 @@
 // The compile watch's callback and the resume and launch overrides.
 #include "Hooks.h"
 
+#include <chrono>
+
 #include "InterruptStops.h"
 #include "JvmSignals.h"
 #include "Registry.h"
@@ -20,6 +22,7 @@ namespace {
 // returning false resumes without showing the stop.
 bool onCompileStop(void *, lldb::SBProcess &process, lldb::SBThread &thread,
                    lldb::SBBreakpointLocation &) {
+  const auto started = std::chrono::steady_clock::now();
   std::lock_guard<std::mutex> lock(registryMutex());
   lldb::SBTarget target = process.GetTarget();
   TargetSync &state = registry().forTarget(target);
@@ -51,10 +54,15 @@ bool onCompileStop(void *, lldb::SBProcess &process, lldb::SBThread &thread,
     else
       synced = std::move(*report);
   }
+  CompileWatch &watch = state.compileWatch();
   if (synced && (synced->added > 0 || synced->removed > 0))
-    state.compileWatch().refreshPending(target);
+    watch.refreshPending(target);
   else
-    state.compileWatch().tellProducersOnce(target);
+    watch.tellProducersOnce(target);
+  watch.countStop(
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count());
+  if (std::optional<std::string> note = watch.costNote(target))
+    writeText(debugger.GetOutputFile(), *note); // once: the moment the stops begin to cost
   return false;
 }
 

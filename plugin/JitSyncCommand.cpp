@@ -68,11 +68,13 @@ bool status(lldb::SBDebugger &debugger, TargetSync &state,
   const PendingBreakpoints &pending = watch.pending();
   if (watch.installed())
     result.Printf("compile watch: on, %zu stop location(s)%s: %zu breakpoint(s) "
-                  "pending, %zu location(s) in JIT code; %llu compile stop(s) so far\n",
+                  "pending, %zu location(s) in JIT code; %llu compile stop(s) so far, "
+                  "%.1f ms in jitsym\n",
                   watch.locations(target),
                   state.runsJvm() ? " (the announcement hook only: a JVM)" : "",
                   pending.waiting(), pending.locations(),
-                  static_cast<unsigned long long>(watch.stops(target)));
+                  static_cast<unsigned long long>(watch.stops(target)),
+                  watch.callbackMilliseconds());
   else if (!state.settings().watchCompiles)
     result.Printf("compile watch: off (--watch-compiles off)\n");
   else
