@@ -58,7 +58,26 @@ bool runsBeam(lldb::SBTarget &target) {
   return file == "beam" || file.substr(0, 5) == "beam.";
 }
 
+uint64_t CompileWatch::breakpointsDigest(lldb::SBTarget &target) {
+  uint64_t digest = 14695981039346656037ull; // FNV-1a over the fields
+  auto mix = [&digest](uint64_t value) {
+    for (int i = 0; i < 8; ++i, value >>= 8)
+      digest = (digest ^ (value & 0xff)) * 1099511628211ull;
+  };
+  for (uint32_t i = 0; i < target.GetNumBreakpoints(); ++i) {
+    lldb::SBBreakpoint breakpoint = target.GetBreakpointAtIndex(i);
+    if (breakpoint.MatchesName(kWatchName))
+      continue;
+    mix(static_cast<uint64_t>(breakpoint.GetID()));
+    mix(breakpoint.IsEnabled());
+    mix(breakpoint.GetNumLocations());
+    mix(breakpoint.GetNumResolvedLocations());
+  }
+  return digest;
+}
+
 void CompileWatch::refreshPending(lldb::SBTarget &target) {
+  seen_ = breakpointsDigest(target);
   pending_ = PendingBreakpoints::of(target, id_, plan_.isJitModule);
   if (plan_.jvm)
     pending_.keepJavaOnly();
@@ -67,7 +86,8 @@ void CompileWatch::refreshPending(lldb::SBTarget &target) {
 
 void CompileWatch::tellProducers(lldb::SBTarget &target) {
   lldb::SBProcess process = target.GetProcess();
-  if (!process.IsValid() || process.GetState() != lldb::eStateStopped)
+  const lldb::StateType state = process.IsValid() ? process.GetState() : lldb::eStateInvalid;
+  if (state != lldb::eStateStopped && state != lldb::eStateRunning)
     return;
   // With no watch the hook has no breakpoint: every call is free, and a list
   // left behind would hide announcements from the next debugger's first stop.
@@ -80,9 +100,20 @@ void CompileWatch::tellProducers(lldb::SBTarget &target) {
     if (!symbol.IsValid() || std::string_view(symbol.GetName() ? symbol.GetName() : "") != kWatchList)
       continue;
     const lldb::addr_t address = symbol.GetStartAddress().GetLoadAddress(target);
+    if (address == LLDB_INVALID_ADDRESS)
+      continue;
+    // A running process (a breakpoint set through the SB API) may read the
+    // list meanwhile: it says "no list" (announce everything) until whole.
     lldb::SBError error;
-    if (address != LLDB_INVALID_ADDRESS &&
-        process.WriteMemory(address, &list, sizeof list, error) == sizeof list)
+    const uint32_t noList = 0;
+    const bool running = state != lldb::eStateStopped;
+    if (running && process.WriteMemory(address, &noList, sizeof noList, error) != sizeof noList)
+      continue;
+    const auto *bytes = reinterpret_cast<const char *>(&list);
+    const size_t version = sizeof list.version; // written last
+    if (process.WriteMemory(address + version, bytes + version, sizeof list - version, error) ==
+            sizeof list - version &&
+        process.WriteMemory(address, bytes, version, error) == version)
       told_ = process.GetUniqueID(); // a failure: that producer stops for all
   }
 }

@@ -96,6 +96,12 @@ public:
   // After a sync gave LLDB new symbols: some breakpoints may have resolved.
   // The producers in the process are told what is pending now.
   void refreshPending(lldb::SBTarget &target);
+  // A digest of the target's breakpoints (not the watch's own) as far as
+  // what the watch waits for depends on them: which, enabled or not, how many
+  // locations. Changed since the last update or refresh: the watch is out of
+  // date (a breakpoint set through the SB API, which no command override sees).
+  static uint64_t breakpointsDigest(lldb::SBTarget &target);
+  bool sawBreakpoints(uint64_t digest) const { return seen_ == digest; }
   // At a compile stop: the producers hear of the list if none of them has
   // yet (a JVM's agent loads after the launch's update; until it is told, it
   // announces everything).
@@ -146,6 +152,7 @@ private:
   PendingBreakpoints pending_;
   uint32_t told_ = 0; // SBProcess::GetUniqueID of the process last told, if any was
   double callbackMilliseconds_ = 0;
+  uint64_t seen_ = 0; // breakpointsDigest at the last update or refresh
   bool costSaid_ = false;
 };
 

@@ -4,6 +4,7 @@
 #include <chrono>
 
 #include "InterruptStops.h"
+#include "LldbFeatures.h"
 #include "JvmSignals.h"
 #include "Registry.h"
 
@@ -87,6 +88,20 @@ void updateCompileWatch(TargetSync &state) {
   plan.watchPrintf = !runsBeam(state.target());
   plan.isJitModule = [&state](lldb::SBModule &module) { return state.ownsModule(module); };
   state.compileWatch().update(state.target(), std::move(plan), onCompileStop);
+}
+
+void updateCompileWatchIfChanged(lldb::SBTarget target) {
+  const uint64_t digest = CompileWatch::breakpointsDigest(target);
+#if JITSYM_LLDB_HAS_API_MUTEX
+  lldb::SBMutex api = target.GetAPIMutex();
+  std::lock_guard<lldb::SBMutex> held(api);
+#endif
+  std::unique_lock<std::mutex> lock(registryMutex(), std::try_to_lock);
+  if (!lock.owns_lock())
+    return; // a sync or a command: looked at again later
+  TargetSync &state = registry().forTarget(target);
+  if (!state.compileWatch().sawBreakpoints(digest))
+    updateCompileWatch(state);
 }
 
 // A breakpoint set at the prompt since the last stop is seen before the

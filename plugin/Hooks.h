@@ -18,6 +18,13 @@ void writeText(lldb::SBFile file, const std::string &text);
 // user's is pending; checked at every stop and before every resume.
 void updateCompileWatch(TargetSync &state);
 
+// The same, from InterruptStops' thread, when `target`'s breakpoints changed
+// since the watch last read them: a breakpoint set through the SB API and the
+// process resumed or launched through it (lldb-dap's setFunctionBreakpoints,
+// then configurationDone or continue), where no command override runs.
+// Takes the target's API lock, then the registry lock only if it is free.
+void updateCompileWatchIfChanged(lldb::SBTarget target);
+
 // Command overrides (SBCommandInterpreter::SetCommandOverrideCallback); the
 // baton is the debugger. They return false: the command runs.
 bool beforeResume(void *baton, const char **command);

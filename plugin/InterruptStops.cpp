@@ -4,6 +4,7 @@
 #include <utility>
 #include <vector>
 
+#include "Hooks.h"
 #include "JitSyncCommand.h"
 #include "LldbFeatures.h"
 #include "Registry.h"
@@ -82,6 +83,7 @@ void InterruptStops::look() {
   const auto now = std::chrono::steady_clock::now();
   std::map<uint32_t, Unsynced> stillUnsynced;
   for (auto &[target, synced] : targets) {
+    updateCompileWatchIfChanged(target);
     lldb::SBProcess process = target.GetProcess();
     if (!process.IsValid() || process.GetState() != lldb::eStateStopped)
       continue;
