@@ -70,8 +70,6 @@ uint64_t CompileWatch::breakpointsDigest(lldb::SBTarget &target) {
       continue;
     mix(static_cast<uint64_t>(breakpoint.GetID()));
     mix(breakpoint.IsEnabled());
-    mix(breakpoint.GetNumLocations());
-    mix(breakpoint.GetNumResolvedLocations());
   }
   return digest;
 }

@@ -96,10 +96,11 @@ public:
   // After a sync gave LLDB new symbols: some breakpoints may have resolved.
   // The producers in the process are told what is pending now.
   void refreshPending(lldb::SBTarget &target);
-  // A digest of the target's breakpoints (not the watch's own) as far as
-  // what the watch waits for depends on them: which, enabled or not, how many
-  // locations. Changed since the last update or refresh: the watch is out of
-  // date (a breakpoint set through the SB API, which no command override sees).
+  // A digest of the target's breakpoints (not the watch's own): which, and
+  // enabled or not. Changed since the last update or refresh: a breakpoint
+  // was set, deleted or switched through the SB API, which no command
+  // override sees. (Locations come and go as libraries load: not counted,
+  // the watch follows them at stops as it always has.)
   static uint64_t breakpointsDigest(lldb::SBTarget &target);
   bool sawBreakpoints(uint64_t digest) const { return seen_ == digest; }
   // At a compile stop: the producers hear of the list if none of them has

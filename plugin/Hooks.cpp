@@ -91,6 +91,12 @@ void updateCompileWatch(TargetSync &state) {
 }
 
 void updateCompileWatchIfChanged(lldb::SBTarget target) {
+  // Before a launch the launch's override reads the breakpoints (and a watch
+  // made earlier would take the breakpoint ID the user's next one expects).
+  lldb::SBProcess process = target.GetProcess();
+  const lldb::StateType state = process.IsValid() ? process.GetState() : lldb::eStateInvalid;
+  if (state != lldb::eStateRunning && state != lldb::eStateStopped)
+    return;
   const uint64_t digest = CompileWatch::breakpointsDigest(target);
 #if JITSYM_LLDB_HAS_API_MUTEX
   lldb::SBMutex api = target.GetAPIMutex();
@@ -99,9 +105,9 @@ void updateCompileWatchIfChanged(lldb::SBTarget target) {
   std::unique_lock<std::mutex> lock(registryMutex(), std::try_to_lock);
   if (!lock.owns_lock())
     return; // a sync or a command: looked at again later
-  TargetSync &state = registry().forTarget(target);
-  if (!state.compileWatch().sawBreakpoints(digest))
-    updateCompileWatch(state);
+  TargetSync &sync = registry().forTarget(target);
+  if (!sync.compileWatch().sawBreakpoints(digest))
+    updateCompileWatch(sync);
 }
 
 // A breakpoint set at the prompt since the last stop is seen before the
