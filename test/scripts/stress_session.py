@@ -223,7 +223,7 @@ def pid_reuse(session, program, args, append=True):
     # a reuse): one staging at a time, and as many tries as it takes.
     with open(os.path.join(os.environ["JITSYM_DIR"], "pid-reuse.lock"), "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
-        for attempt in range(2000):
+        for attempt in range(10000):
             with open("/proc/sys/kernel/ns_last_pid", "w") as f:
                 f.write(str(pid - 1))
             child = os.fork()
@@ -236,6 +236,19 @@ def pid_reuse(session, program, args, append=True):
             os.waitpid(child, 0)
         else:
             sys.exit("stress_session.py: PID %d was not given again" % pid)
+    try:
+        debug_reused(session, program, pid)
+    finally:
+        # Whatever ended the session (an error, sys.exit, an exception), the
+        # child must not outlive it holding the test's output pipe.
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        os.waitpid(pid, 0)
+
+
+def debug_reused(session, program, pid):
     print("PID %d reused; its map has %d lines from the earlier process" % (
         pid, sum(1 for _ in open("/tmp/perf-%d.map" % pid))))
     target = session.debugger.CreateTarget(program)
@@ -253,7 +266,6 @@ def pid_reuse(session, program, args, append=True):
         ", ".join("%s%d: %d lines" % (k[0], k[1], len(v)) for k, v in sorted(lines.items())),
         problems or "none"))
     process.Kill()
-    os.waitpid(pid, 0)
 
 
 def main(argv):

@@ -250,9 +250,15 @@ static int open_map(pid_t pid)
     return fd;
 }
 
+/* Gives up after two minutes: a driver that died before it attached must not
+   leave this process holding its test's output pipe open for ever. */
 static void wait_for_debugger(void)
 {
-    for (;;) {
+    for (int waited_ms = 0;; waited_ms += 10) {
+        if (waited_ms >= 120000) {
+            fprintf(stderr, "stressjit: no debugger attached in 120 s\n");
+            exit(3);
+        }
         FILE *status = fopen("/proc/self/status", "r");
         char line[256];
         long tracer = 0;
