@@ -41,6 +41,7 @@ std::unique_ptr<RegionModules> TargetSync::resetKeepingModules() {
   publisher_.forget(); // with no modules: LLDB is not called
   sources_.reset();
   sourceFiles_ = SourceFiles();
+  php_.forget();
   if (!directory_.empty())
     removeTree(directory_);
   directory_.clear();
@@ -293,13 +294,18 @@ llvm::Expected<SyncReport> TargetSync::syncWith(lldb::SBDebugger &debugger,
 
   // 3. Planned and given to LLDB, region by region.
   SymbolChanges changes = tables_.symbols.takeChanges();
+  auto readPieces = [this, &process](const std::vector<AddressRange> &pieces) {
+    return side_ ? side_->readPieces(process, pieces) : readPiecesThroughLLDB(process, pieces);
+  };
+  // What the runtime's own structures add to its names (PHP: where a
+  // function is entered), before LLDB is given them.
+  for (uint64_t start : php_.describe(target_,
+                                      stop.isCompile() ? process.GetSelectedThread() : lldb::SBThread(),
+                                      readPieces, changes.added, tables_))
+    publisher_.remake(start);
   if (!changes.empty() || publisher_.wantsPublish(*modules_)) {
     auto plausible = [this](std::string_view file, uint32_t line) {
       return lineCanExist(file, line);
-    };
-    lldb::SBProcess process = target_.GetProcess();
-    auto readPieces = [this, &process](const std::vector<AddressRange> &pieces) {
-      return side_ ? side_->readPieces(process, pieces) : readPiecesThroughLLDB(process, pieces);
     };
     const Publisher::Inputs inputs{tables_, mappings(), plausible,
                                    sources_.names(), readPieces,
@@ -370,6 +376,8 @@ std::string TargetSync::status() const {
   out << "\n";
   out << "regions: " << (modules_ ? modules_->size() : 0) << " modules\n";
   out << publisher_.runtimeFrameStatus();
+  if (std::optional<std::string> php = php_.status())
+    out << *php << "\n";
   out << "files: " << directory_ << "\n";
   out << "syncs: " << syncs_ << ", last took " << lastMilliseconds_ << " ms\n";
   return out.str();

@@ -15,6 +15,7 @@
 #include "CompileWatch.h"
 #include "JvmSignals.h"
 #include "PendingBreakpoints.h"
+#include "PhpFunctions.h"
 #include "Publisher.h"
 #include "RegionModules.h"
 #include "Sources.h"
@@ -153,6 +154,7 @@ private:
   bool jvmSignalsChecked_ = false;
   CompileWatch compileWatch_;
   StopHistory stops_;
+  PhpFunctions php_; // where PHP's JIT functions are entered
 };
 
 } // namespace jitsym::plugin

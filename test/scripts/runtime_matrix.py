@@ -444,15 +444,8 @@ BEAM_DUMP_GAP = (
     "with +JPperf dump alone BEAM's JIT code keeps no frame pointer (OTP 25 keeps them "
     "only with a perf map) and its jitdump carries no unwind table: the backtrace ends at "
     "the BIF-call stub (jit`global::call_light_bif_shared), so no Erlang function is a frame")
-PHP_ENTRY_GAP = (
-    "with opcache.jit_debug=0x20 the JIT buffer is rwx and `b leaf`'s trap is set at "
-    "JIT$leaf+0, the argument checks (`cmpl $0x1, 0x2c(%r14)`), but JIT code calling "
-    "leaf enters past them, where op_array->opcodes[num_args].handler points "
-    "(JIT$leaf+34 here: a breakpoint there stops); neither the jitdump nor the perf map "
-    "says where that entry is, only PHP's op_array does")
 EXPECTED_FAILURES.update({
-    ("php82", "map", "breakpoint"): PHP_BREAKPOINT_GAP + "; and then " + PHP_ENTRY_GAP,
-    ("php82", "jitdump", "breakpoint"): PHP_ENTRY_GAP,
+    ("php82", "map", "breakpoint"): PHP_BREAKPOINT_GAP,
     ("beam", "map", "main"): BEAM_ROOT_GAP,
     ("beam", "jitdump", "named"): BEAM_DUMP_GAP,
     ("beam", "jitdump", "main"): BEAM_DUMP_GAP,
