@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "FunctionEntries.h"
+#include "LocationOptions.h"
 #include "PendingBreakpoints.h"
 #include "jitsym/objects/DebugObject.h"
 #include "jitsym/objects/LldbSymbols.h"
@@ -297,9 +298,15 @@ PublishReport Publisher::publish(lldb::SBDebugger &debugger, lldb::SBTarget &tar
   report.removed = plan.removed();
   report.shadowed = plan.shadowed();
   report.namedByJitLoader = plan.namedByJitLoader();
+  // A location the user disabled or gave a condition of its own keeps them
+  // when its module is made anew.
+  const LocationOptions options = LocationOptions::save(
+      target, [&modules](lldb::SBModule &module) { return modules.owns(module); });
   Application application(*this, debugger, target, modules, in, plan, report);
   report.interrupted =
       !application.run(progress, stop, "giving LLDB the JIT symbols of " + in.origin);
+  if (!options.empty())
+    options.restore(target);
   return report;
 }
 
