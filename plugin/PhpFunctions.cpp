@@ -52,69 +52,83 @@ bool PhpFunctions::knowsEngine(lldb::SBTarget &target) {
 }
 
 std::vector<uint64_t> PhpFunctions::describe(lldb::SBTarget &target, lldb::SBThread compiling,
-                            const ReadPieces &read, const std::vector<const Symbol *> &added,
-                            JitTables &tables) {
+                                             const ReadPieces &read,
+                                             const std::vector<const Symbol *> &added,
+                                             JitTables &tables) {
   keepDescribed(tables);
-  std::optional<std::string> stack; // read once, when a symbol needs it
-  for (const Symbol *symbol : added) {
-    const std::string_view symbolName = tables.symbols.name(*symbol);
-    const std::optional<PhpFunctionName> name = parsePhpJitName(symbolName);
-    if (!name)
-      continue;
-    seen_.insert(symbol->address);
-    if (!knowsEngine(target))
-      continue;
-    const AddressRange code{symbol->address, symbol->end()};
-    std::optional<PhpFunction> function;
-    if (auto known = described_.find(code.start); known != described_.end())
-      function = phpFunctionAt(*layout_, read, known->second.function.opArray, *name, code);
-    if (!function && compiling.IsValid()) {
-      if (!stack) {
-        const uint64_t sp = compiling.GetFrameAtIndex(0).GetSP();
-        std::vector<std::string> got = read({{sp, sp + kStackBytes}});
-        stack = got.empty() ? std::string() : std::move(got[0]);
-      }
-      function = phpFunctionOnStack(*layout_, read, *stack, *name, code);
+  // The PHP functions to describe: the new ones, and those announced before
+  // but not found then, whose modules LLDB has without their entries.
+  struct Wanted {
+    AddressRange code;
+    std::string symbol;
+    PhpFunctionName name;
+    bool published = false;
+  };
+  std::vector<Wanted> wanted;
+  for (const Symbol *symbol : added)
+    if (std::optional<PhpFunctionName> name = parsePhpJitName(tables.symbols.name(*symbol))) {
+      seen_.insert(symbol->address);
+      waiting_.erase(symbol->address);
+      wanted.push_back({{symbol->address, symbol->end()}, std::string(tables.symbols.name(*symbol)),
+                        std::move(*name), false});
     }
-    if (!function)
-      function = phpFunctionByName(*layout_, read, executorGlobals_, *name, code);
-    if (!function) {
-      described_.erase(code.start);
-      waiting_[code.start] = std::string(symbolName);
+  for (auto it = waiting_.begin(); it != waiting_.end();) {
+    const Symbol *symbol = tables.symbols.findByAddress(it->first);
+    std::optional<PhpFunctionName> name =
+        symbol && symbol->address == it->first && tables.symbols.name(*symbol) == it->second
+            ? parsePhpJitName(it->second)
+            : std::nullopt;
+    if (!name) {
+      it = waiting_.erase(it); // other code there now
       continue;
     }
-    waiting_.erase(code.start);
-    Described &d = described_[code.start];
-    d = {std::string(symbolName), code.end, std::move(*function)};
-    apply(code.start, d, tables);
+    wanted.push_back({{symbol->address, symbol->end()}, it->second, std::move(*name), true});
+    ++it;
   }
-  // Announced while the script was compiled, and not found on the stack (the
-  // compiler had moved on): the script is declared by the user's next stop.
-  std::vector<uint64_t> found;
-  if (!compiling.IsValid() && layout_)
-    for (auto it = waiting_.begin(); it != waiting_.end();) {
-      const Symbol *symbol = tables.symbols.findByAddress(it->first);
-      const std::optional<PhpFunctionName> name =
-          symbol && symbol->address == it->first && tables.symbols.name(*symbol) == it->second
-              ? parsePhpJitName(it->second)
-              : std::nullopt;
-      if (!name) {
-        it = waiting_.erase(it);
-        continue;
-      }
-      const AddressRange code{symbol->address, symbol->end()};
-      if (std::optional<PhpFunction> function =
-              phpFunctionByName(*layout_, read, executorGlobals_, *name, code)) {
-        Described &d = described_[code.start];
-        d = {it->second, code.end, std::move(*function)};
-        apply(code.start, d, tables);
-        found.push_back(code.start);
-        it = waiting_.erase(it);
-        continue;
-      }
-      ++it;
+  if (wanted.empty() || !knowsEngine(target))
+    return {};
+
+  // At a compile stop: the op_array of the code being written is on the
+  // compiler's stack, and beside it the script, whose tables hold the rest.
+  std::string stack;
+  if (compiling.IsValid()) {
+    const uint64_t sp = compiling.GetFrameAtIndex(0).GetSP();
+    std::vector<std::string> got = read({{sp, sp + kStackBytes}});
+    if (!got.empty())
+      stack = std::move(got[0]);
+  }
+  std::optional<uint64_t> script;
+  std::vector<std::optional<PhpFunction>> found(wanted.size());
+  for (size_t i = 0; i < wanted.size(); ++i) {
+    const Wanted &w = wanted[i];
+    if (auto known = described_.find(w.code.start); known != described_.end())
+      found[i] = phpFunctionAt(*layout_, read, known->second.function.opArray, w.name, w.code);
+    if (!found[i] && !stack.empty())
+      found[i] = phpFunctionOnStack(*layout_, read, stack, w.name, w.code);
+    if (found[i] && !stack.empty() && !script)
+      script = phpScriptOnStack(*layout_, read, stack, *found[i]);
+  }
+  std::vector<uint64_t> remake;
+  for (size_t i = 0; i < wanted.size(); ++i) {
+    const Wanted &w = wanted[i];
+    if (!found[i] && script)
+      found[i] = phpFunctionInScript(*layout_, read, *script, w.name, w.code);
+    // The engine's tables: the script is declared by the user's next stop.
+    if (!found[i] && (!w.published || !compiling.IsValid()))
+      found[i] = phpFunctionByName(*layout_, read, executorGlobals_, w.name, w.code);
+    if (!found[i]) {
+      described_.erase(w.code.start);
+      waiting_[w.code.start] = w.symbol;
+      continue;
     }
-  return found;
+    waiting_.erase(w.code.start);
+    Described &d = described_[w.code.start];
+    d = {w.symbol, w.code.end, std::move(*found[i])};
+    apply(w.code.start, d, tables);
+    if (w.published)
+      remake.push_back(w.code.start);
+  }
+  return remake;
 }
 
 void PhpFunctions::apply(uint64_t start, const Described &d, JitTables &tables) {

@@ -42,6 +42,7 @@ std::unique_ptr<RegionModules> TargetSync::resetKeepingModules() {
   sources_.reset();
   sourceFiles_ = SourceFiles();
   php_.forget();
+  refusedTraps_.forget();
   if (!directory_.empty())
     removeTree(directory_);
   directory_.clear();
@@ -343,6 +344,13 @@ llvm::Expected<SyncReport> TargetSync::syncWith(lldb::SBDebugger &debugger,
       sources_.reset();
       return err;
     }
+  }
+
+  // 5. Traps LLDB could not write into JIT code, and why (at the user's stops).
+  if (!stop.isCompile() && modules_->size() > 0) {
+    std::vector<Diagnostic> refused = refusedTraps_.check(
+        target_, mappings(), [this](lldb::SBModule &module) { return ownsModule(module); });
+    report.diagnostics.insert(report.diagnostics.end(), refused.begin(), refused.end());
   }
 
   report.symbols = modules_->symbolCount();

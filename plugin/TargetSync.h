@@ -16,6 +16,7 @@
 #include "JvmSignals.h"
 #include "PendingBreakpoints.h"
 #include "PhpFunctions.h"
+#include "RefusedTraps.h"
 #include "Publisher.h"
 #include "RegionModules.h"
 #include "Sources.h"
@@ -155,6 +156,7 @@ private:
   CompileWatch compileWatch_;
   StopHistory stops_;
   PhpFunctions php_; // where PHP's JIT functions are entered
+  RefusedTraps refusedTraps_; // said once per location
 };
 
 } // namespace jitsym::plugin

@@ -768,12 +768,38 @@ TEST(SymbolTable, AnOwnedSymbolAtTheSameStartKeepsTheStart) {
             }),
             (std::vector<uint64_t>{}));
   EXPECT_EQ(t.takeChanges().added.size(), 1u); // "g" once
-  // Code of someone else at the same start: gone.
+  // The same code named the same by someone else (a runtime's perf map
+  // beside its jitdump): nothing changes, the announcer's data stays.
   EXPECT_EQ(goneAfter(t, [&] {
               t.add(0x1000, 0x20, "g");
               t.size();
             }),
+            (std::vector<uint64_t>{}));
+  EXPECT_TRUE(t.takeChanges().empty());
+  // Other code of someone else at the same start: gone.
+  EXPECT_EQ(goneAfter(t, [&] {
+              t.add(0x1000, 0x20, "h");
+              t.size();
+            }),
             (std::vector<uint64_t>{0x1000}));
+}
+
+TEST(SymbolTable, AMapSymbolAnnouncedAgainByTheJitdumpBecomesOwned) {
+  // PHP writes each function to its perf map, then to its jitdump: LLDB has
+  // the map's symbol; the jitdump's is the same, so nothing is remade, and
+  // the jitdump's data for it is pruned when the code goes.
+  SymbolTable t;
+  std::vector<uint64_t> gone;
+  t.onOwnedGone([&](uint64_t start) { gone.push_back(start); });
+  t.add(0x1000, 0x40, "JIT$leaf");
+  EXPECT_EQ(t.takeChanges().added.size(), 1u);
+  t.add(0x1000, 0x40, "JIT$leaf", kOwnedFlag);
+  EXPECT_TRUE(t.takeChanges().empty());
+  ASSERT_NE(t.findByAddress(0x1000), nullptr);
+  EXPECT_EQ(t.findByAddress(0x1000)->flags & kOwnedFlag, kOwnedFlag);
+  t.add(0x1000, 0x40, "JIT$other");
+  t.size();
+  EXPECT_EQ(gone, (std::vector<uint64_t>{0x1000}));
 }
 
 TEST(SymbolTable, AnOwnedGoneHandlerMayQueryTheTable) {

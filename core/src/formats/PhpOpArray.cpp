@@ -13,7 +13,7 @@ namespace {
 
 // Offsets checked with offsetof against php8.2-dev's headers
 // (/usr/include/php/20220829), the same on x86-64 and aarch64.
-constexpr PhpLayout kPhp82{420220829, "PHP 8.2", 432, 440, 64, 0, 8, 32, 88, 152, 160, 32};
+constexpr PhpLayout kPhp82{420220829, "PHP 8.2", 432, 440, 64, 0, 8, 32, 88, 152, 160, 32, 256, 312};
 
 constexpr uint8_t kUserFunction = 2;     // ZEND_USER_FUNCTION
 constexpr uint8_t kIsPtr = 13;           // a zval holding a pointer (IS_PTR)
@@ -193,24 +193,21 @@ std::optional<PhpFunction> phpFunctionAt(const PhpLayout &layout, const ReadPiec
     if (entry > code.start && entry < code.end)
       found.entry = entry;
   }
-  if (std::optional<std::string> file = readString(read, u64(*head, layout.filename)))
+  found.fileString = u64(*head, layout.filename);
+  if (std::optional<std::string> file = readString(read, found.fileString))
     found.file = std::move(*file);
   found.line = u32(*head, layout.lineStart);
   return found;
 }
 
-std::optional<PhpFunction> phpFunctionByName(const PhpLayout &layout, const ReadPieces &read,
-                                             uint64_t executorGlobals,
-                                             const PhpFunctionName &name,
-                                             const AddressRange &code) {
-  const std::vector<std::string> globals =
-      readAny(read, {{executorGlobals + layout.functionTable, executorGlobals + layout.functionTable + 8},
-                     {executorGlobals + layout.classTable, executorGlobals + layout.classTable + 8}});
-  if (globals.size() != 2 || globals[0].size() != 8 || globals[1].size() != 8)
-    return std::nullopt;
-  uint64_t table = u64(globals[0], 0);
+namespace {
+
+// The function in a function table, or a method in a class table's class.
+std::optional<PhpFunction> lookUp(const PhpLayout &layout, const ReadPieces &read,
+                                  uint64_t functions, uint64_t classes,
+                                  const PhpFunctionName &name, const AddressRange &code) {
+  uint64_t table = functions;
   if (!name.scope.empty()) {
-    const uint64_t classes = u64(globals[1], 0);
     const std::optional<uint64_t> classEntry =
         plausiblePointer(classes) ? findPointer(read, classes, lowered(name.scope)) : std::nullopt;
     if (!classEntry || !plausiblePointer(*classEntry))
@@ -223,6 +220,52 @@ std::optional<PhpFunction> phpFunctionByName(const PhpLayout &layout, const Read
   if (!opArray)
     return std::nullopt;
   return phpFunctionAt(layout, read, *opArray, name, code);
+}
+
+} // namespace
+
+std::optional<PhpFunction> phpFunctionByName(const PhpLayout &layout, const ReadPieces &read,
+                                             uint64_t executorGlobals,
+                                             const PhpFunctionName &name,
+                                             const AddressRange &code) {
+  const std::vector<std::string> globals =
+      readAny(read, {{executorGlobals + layout.functionTable, executorGlobals + layout.functionTable + 8},
+                     {executorGlobals + layout.classTable, executorGlobals + layout.classTable + 8}});
+  if (globals.size() != 2 || globals[0].size() != 8 || globals[1].size() != 8)
+    return std::nullopt;
+  return lookUp(layout, read, u64(globals[0], 0), u64(globals[1], 0), name, code);
+}
+
+std::optional<PhpFunction> phpFunctionInScript(const PhpLayout &layout, const ReadPieces &read,
+                                               uint64_t script, const PhpFunctionName &name,
+                                               const AddressRange &code) {
+  if (!plausiblePointer(script))
+    return std::nullopt;
+  return lookUp(layout, read, script + layout.scriptFunctionTable,
+                script + layout.scriptClassTable, name, code);
+}
+
+std::optional<uint64_t> phpScriptOnStack(const PhpLayout &layout, const ReadPieces &read,
+                                         std::string_view stack, const PhpFunction &compiled) {
+  if (!plausiblePointer(compiled.fileString))
+    return std::nullopt;
+  std::vector<AddressRange> firsts;
+  std::unordered_set<uint64_t> seen;
+  for (size_t at = 0; at + 8 <= stack.size(); at += 8) {
+    const uint64_t word = u64(stack, at);
+    if (plausiblePointer(word) && word != compiled.opArray && seen.insert(word).second)
+      firsts.push_back({word, word + 8});
+  }
+  const std::vector<std::string> got = readAny(read, firsts);
+  for (size_t i = 0; i < firsts.size() && i < got.size(); ++i)
+    if (got[i].size() == 8 && u64(got[i], 0) == compiled.fileString) {
+      // A zend_script's function table is a hash of string keys.
+      const std::optional<std::string> ht =
+          readOne(read, firsts[i].start + layout.scriptFunctionTable, kHashTableSize);
+      if (ht && !(u32(*ht, 8) & kPacked) && plausiblePointer(u64(*ht, 16)))
+        return firsts[i].start;
+    }
+  return std::nullopt;
 }
 
 std::optional<PhpFunction> phpFunctionOnStack(const PhpLayout &layout, const ReadPieces &read,

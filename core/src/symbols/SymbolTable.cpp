@@ -176,9 +176,10 @@ void SymbolTable::applyPending() const {
       if (bool(dead[i]) != (pass == 0))
         continue; // pass 0: batch casualties; pass 1: survivors
       auto [first, last] = overlappingLive(batch[i]);
-      if (pass == 1 && last == first + 1 && identical(live_[first], batch[i])) {
+      if (pass == 1 && last == first + 1 && sameContent(live_[first], batch[i])) {
         // The same code announced again ends the batch with the content LLDB
         // already has, whatever the batch did to it in between: keep it.
+        live_[first].flags |= batch[i].flags & kOwnedFlag;
         if (liveDead[first]) {
           liveDead[first] = 0;
           --replaced_;

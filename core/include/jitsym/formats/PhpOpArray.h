@@ -13,7 +13,7 @@
 // function_table, class_table), which hold every function the script
 // declared; and, while the compiler is writing the function's symbol (the
 // script is not declared yet), among the words on the compiling thread's
-// stack. Either is accepted only when its opcodes[0] is entered at exactly
+// stack, beside the script being compiled, whose own tables hold the rest. Either is accepted only when its opcodes[0] is entered at exactly
 // the code's start and its name is the symbol's.
 #pragma once
 
@@ -41,6 +41,7 @@ struct PhpLayout {
   uint32_t type, functionName, numArgs, opcodes;   // in zend_op_array
   uint32_t filename, lineStart;
   uint32_t opSize;                                 // sizeof(zend_op); handler at 0
+  uint32_t scriptFunctionTable, scriptClassTable;  // in zend_script (HashTables)
 };
 // The layout of the PHP whose opcache says `zendExtensionApi`, or null.
 const PhpLayout *phpLayoutFor(uint32_t zendExtensionApi);
@@ -57,6 +58,7 @@ struct PhpFunction {
   uint64_t opArray = 0;
   std::optional<uint64_t> entry; // opcodes[num_args]'s handler, when inside the code past its start
   std::string file;
+  uint64_t fileString = 0; // the zend_string of `file`, shared by the script's functions
   uint32_t line = 0; // the function's first line
 };
 
@@ -77,6 +79,16 @@ std::optional<PhpFunction> phpFunctionByName(const PhpLayout &layout, const Read
 std::optional<PhpFunction> phpFunctionOnStack(const PhpLayout &layout, const ReadPieces &read,
                                               std::string_view stack, const PhpFunctionName &name,
                                               const AddressRange &code);
+
+// The zend_script being compiled, found on the same stack as the op_array of
+// one of its functions (`compiled`): the word whose first field is the same
+// file name string. Its tables hold the script's other functions, which the
+// engine declares only once the whole script is compiled.
+std::optional<uint64_t> phpScriptOnStack(const PhpLayout &layout, const ReadPieces &read,
+                                         std::string_view stack, const PhpFunction &compiled);
+std::optional<PhpFunction> phpFunctionInScript(const PhpLayout &layout, const ReadPieces &read,
+                                               uint64_t script, const PhpFunctionName &name,
+                                               const AddressRange &code);
 
 // zend_inline_hash_func: DJBX33A with the top bit set.
 uint64_t phpStringHash(std::string_view text);

@@ -69,8 +69,9 @@ public:
   // Announces a symbol. A symbol survives unless a later announcement overlaps
   // it; re-announcing an identical live symbol changes nothing. A range that
   // would wrap past the top of the address space is ignored; a name is cut to
-  // kMaxSymbolNameBytes. `flags` is 0 or kOwnedFlag; symbols differing in it
-  // are not identical.
+  // kMaxSymbolNameBytes. `flags` is 0 or kOwnedFlag; a live symbol announced
+  // again with the other flag keeps its place and becomes owned if either was
+  // (a runtime writing both a perf map and a jitdump names its code twice).
   void add(uint64_t address, uint64_t size, std::string_view name, uint32_t flags = 0);
 
   // Announces that the code in [address, address + size) is gone (a jitdump's
@@ -145,9 +146,10 @@ public:
 private:
   void flush() const;
   void applyPending() const;
-  bool identical(const Symbol &a, const Symbol &b) const {
-    return a.address == b.address && a.size == b.size && a.flags == b.flags &&
-           name(a) == name(b);
+  // The same code under the same name: what LLDB is given is the same,
+  // whoever announced it (the flags say who).
+  bool sameContent(const Symbol &a, const Symbol &b) const {
+    return a.address == b.address && a.size == b.size && name(a) == name(b);
   }
   void recordRemoval(const Symbol &symbol) const;
   void noteOwnedGone(const Symbol &symbol) const {
