@@ -43,6 +43,7 @@ std::unique_ptr<RegionModules> TargetSync::resetKeepingModules() {
   sourceFiles_ = SourceFiles();
   php_.forget();
   refusedTraps_.forget();
+  beam_.forget();
   if (!directory_.empty())
     removeTree(directory_);
   directory_.clear();
@@ -304,6 +305,9 @@ llvm::Expected<SyncReport> TargetSync::syncWith(lldb::SBDebugger &debugger,
                                       stop.isCompile() ? process.GetSelectedThread() : lldb::SBThread(),
                                       readPieces, changes.added, tables_))
     publisher_.remake(start);
+  if (runsBeam(target_))
+    for (uint64_t start : beam_.describe(target_, readPieces, changes.added, tables_))
+      publisher_.remake(start);
   if (!changes.empty() || publisher_.wantsPublish(*modules_)) {
     auto plausible = [this](std::string_view file, uint32_t line) {
       return lineCanExist(file, line);
@@ -386,6 +390,8 @@ std::string TargetSync::status() const {
   out << publisher_.runtimeFrameStatus();
   if (std::optional<std::string> php = php_.status())
     out << *php << "\n";
+  if (std::optional<std::string> beam = beam_.status())
+    out << *beam << "\n";
   out << "files: " << directory_ << "\n";
   out << "syncs: " << syncs_ << ", last took " << lastMilliseconds_ << " ms\n";
   return out.str();

@@ -15,6 +15,7 @@
 #include "CompileWatch.h"
 #include "JvmSignals.h"
 #include "PendingBreakpoints.h"
+#include "BeamSchedulerFrames.h"
 #include "PhpFunctions.h"
 #include "RefusedTraps.h"
 #include "Publisher.h"
@@ -157,6 +158,7 @@ private:
   StopHistory stops_;
   PhpFunctions php_; // where PHP's JIT functions are entered
   RefusedTraps refusedTraps_; // said once per location
+  BeamSchedulerFrames beam_; // where Erlang stacks lead back to C
 };
 
 } // namespace jitsym::plugin
