@@ -2,6 +2,7 @@
 #include "BeamSchedulerFrames.h"
 
 #include <cinttypes>
+#include <algorithm>
 #include <cstdio>
 
 namespace jitsym::plugin {
@@ -35,22 +36,44 @@ std::optional<uint64_t> BeamSchedulerFrames::processMainReturn(lldb::SBTarget &t
 std::vector<uint64_t> BeamSchedulerFrames::describe(lldb::SBTarget &target,
                                                     const ReadPieces &read,
                                                     const std::vector<const Symbol *> &added,
-                                                    JitTables &tables) {
+                                                    JitTables &tables, bool framePointers) {
   std::vector<uint64_t> remake;
+  // Gives a piece of code its rule once the stub is known.
+  auto rule = [&](const AddressRange &code, std::string_view name) {
+    if (isBeamNormalExit(name)) {
+      tables.unwind.set(code.start, {beamProcessExitFrame(code.start, code.end, *stub_)});
+      return;
+    }
+    std::optional<int64_t> savedStack;
+    if (name.find("global::") != std::string_view::npos && code.end - code.start <= 4096) {
+      std::vector<std::string> bytes = read({code});
+      savedStack = bytes.size() == 1 ? decodeBeamSavedStack(bytes[0]) : std::nullopt;
+      savedStackStubs_ += savedStack.has_value();
+    }
+    tables.unwind.set(code.start,
+                      {beamScanFrame(code.start, code.end, stub_->blockOffset, savedStack)});
+  };
+  std::vector<std::pair<AddressRange, std::string>> later;
   for (const Symbol *symbol : added) {
     const std::string_view name = tables.symbols.name(*symbol);
+    const AddressRange code{symbol->address, symbol->end()};
     if (isBeamNormalExit(name)) {
-      exits_.push_back({symbol->address, symbol->end()});
-      if (stub_)
-        tables.unwind.set(symbol->address,
-                          {beamProcessExitFrame(symbol->address, symbol->end(), *stub_)});
+      exits_.push_back(code);
+      later.push_back({code, std::string(name)});
       continue;
     }
-    if (!isBeamProcessMain(name) || symbol->size == 0 || symbol->size > 4096)
+    if (!isBeamProcessMain(name)) {
+      if (!framePointers) {
+        scanned_.push_back(code);
+        later.push_back({code, std::string(name)});
+      }
+      continue;
+    }
+    if (symbol->size == 0 || symbol->size > 4096)
       continue;
     seen_ = true;
-    std::vector<std::string> code = read({{symbol->address, symbol->end()}});
-    stub_ = code.size() == 1 ? decodeBeamProcessMain(code[0], symbol->address) : std::nullopt;
+    std::vector<std::string> bytes = read({code});
+    stub_ = bytes.size() == 1 ? decodeBeamProcessMain(bytes[0], symbol->address) : std::nullopt;
     if (!stub_) {
       missing_ = "its process_main stub does not begin as BeamAsm's of OTP 25 does";
       continue;
@@ -63,14 +86,28 @@ std::vector<uint64_t> BeamSchedulerFrames::describe(lldb::SBTarget &target,
       continue;
     }
     tables.unwind.set(symbol->address, {beamProcessMainFrame(*stub_, *returnAddress_)});
-    // normal_exit's pieces announced before the stub get their rules now.
-    for (const AddressRange &exit : exits_)
-      if (const Symbol *piece = tables.symbols.findByAddress(exit.start);
-          piece && piece->address == exit.start && isBeamNormalExit(tables.symbols.name(*piece))) {
-        tables.unwind.set(exit.start, {beamProcessExitFrame(exit.start, exit.end, *stub_)});
-        remake.push_back(exit.start);
-      }
+    // What was announced before the stub gets its rules now.
+    auto alreadyThere = [&](const AddressRange &piece) -> std::optional<std::string> {
+      const Symbol *s = tables.symbols.findByAddress(piece.start);
+      if (!s || s->address != piece.start || s->end() != piece.end)
+        return std::nullopt;
+      return std::string(tables.symbols.name(*s));
+    };
+    for (const std::vector<AddressRange> *earlier : {&exits_, &scanned_})
+      for (const AddressRange &piece : *earlier)
+        if (std::optional<std::string> pieceName = alreadyThere(piece)) {
+          const bool inThisBatch =
+              std::any_of(later.begin(), later.end(),
+                          [&](const auto &l) { return l.first.start == piece.start; });
+          if (inThisBatch)
+            continue; // given below, published with the batch
+          rule(piece, *pieceName);
+          remake.push_back(piece.start);
+        }
   }
+  if (stub_)
+    for (const auto &[code, name] : later)
+      rule(code, name);
   return remake;
 }
 
@@ -79,11 +116,16 @@ std::optional<std::string> BeamSchedulerFrames::status() const {
     return std::nullopt;
   if (!stub_)
     return "BEAM scheduler frames: none (" + missing_ + ")";
-  char text[200];
-  std::snprintf(text, sizeof text,
-                "BEAM scheduler frames: process_main's block at rbx - %" PRId64 ", its return "
-                "to 0x%" PRIx64 "; %zu piece(s) of normal_exit lead there",
-                stub_->blockOffset, *returnAddress_, exits_.size());
+  char text[320];
+  int n = std::snprintf(text, sizeof text,
+                        "BEAM scheduler frames: process_main's block at rbx - %" PRId64
+                        ", its return to 0x%" PRIx64 "; %zu piece(s) of normal_exit lead there",
+                        stub_->blockOffset, *returnAddress_, exits_.size());
+  if (!scanned_.empty() && n > 0 && static_cast<size_t>(n) < sizeof text)
+    std::snprintf(text + n, sizeof text - n,
+                  "; no frame pointers: %zu piece(s) of code unwound by their stack's return "
+                  "addresses, %zu stub(s) from the stack pointer they save",
+                  scanned_.size(), savedStackStubs_);
   return std::string(text);
 }
 

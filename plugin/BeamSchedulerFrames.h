@@ -19,10 +19,13 @@ namespace jitsym::plugin {
 class BeamSchedulerFrames {
 public:
   // For new symbols of the stub and of normal_exit: their rules into
-  // `tables.unwind`. Returns the starts of symbols LLDB already has that got
-  // their rules only now (the stub came after them).
+  // `tables.unwind`; without frame pointers (no perf map: +JPperf dump),
+  // every other piece of BEAM's code gets the stack scan's rule. Returns the
+  // starts of symbols LLDB already has that got their rules only now (the
+  // stub came after them).
   std::vector<uint64_t> describe(lldb::SBTarget &target, const ReadPieces &read,
-                                 const std::vector<const Symbol *> &added, JitTables &tables);
+                                 const std::vector<const Symbol *> &added, JitTables &tables,
+                                 bool framePointers);
   void forget() { *this = BeamSchedulerFrames(); }
   // For --status, once the stub was seen.
   std::optional<std::string> status() const;
@@ -35,7 +38,8 @@ private:
   std::optional<uint64_t> returnAddress_;
   std::string missing_; // why there are no rules
   std::vector<AddressRange> exits_; // normal_exit's pieces, with rules or waiting for the stub
-  bool exitsRuled_ = false;
+  std::vector<AddressRange> scanned_; // code given the scan's rule, or waiting for the stub
+  size_t savedStackStubs_ = 0;       // stubs whose saved stack pointer was found
 };
 
 } // namespace jitsym::plugin

@@ -306,7 +306,8 @@ llvm::Expected<SyncReport> TargetSync::syncWith(lldb::SBDebugger &debugger,
                                       readPieces, changes.added, tables_))
     publisher_.remake(start);
   if (runsBeam(target_))
-    for (uint64_t start : beam_.describe(target_, readPieces, changes.added, tables_))
+    for (uint64_t start :
+         beam_.describe(target_, readPieces, changes.added, tables_, followsPerfMap()))
       publisher_.remake(start);
   if (!changes.empty() || publisher_.wantsPublish(*modules_)) {
     auto plausible = [this](std::string_view file, uint32_t line) {

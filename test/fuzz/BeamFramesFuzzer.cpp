@@ -6,7 +6,8 @@
 // Checked invariants:
 //  - a decoded stub's body and dispatch lie inside its code, after its
 //    prologue, and its frame rules cover the body only;
-//  - the one call found is a `call rel32` whose target is the one asked for.
+//  - the one call found is a `call rel32` whose target is the one asked for;
+//  - a stub's saved stack pointer is the displacement of a `mov d8(%r13),%rsp`.
 #include "jitsym/plan/BeamFrames.h"
 
 #include "FuzzCheck.h"
@@ -28,6 +29,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     const CallFrameInfo frame = beamProcessMainFrame(*stub, 0x5555555ccdc2);
     CHECK(frame.start == stub->bodyStart && frame.end == stub->end);
     CHECK(!beamProcessExitFrame(kStart, kStart + 8, *stub).instructions.empty());
+  }
+  if (const auto saved = decodeBeamSavedStack(code)) {
+    CHECK(*saved > 0 && *saved < 128);
+    CHECK(code.find(std::string_view("\x49\x8b\x65", 3)) != std::string_view::npos);
+    CHECK(!beamScanFrame(kStart, kStart + 16, 0x80, saved).instructions.empty());
   }
   if (const auto ra = returnAddressOfOnlyCall(code, kStart, kStart + 0x1000)) {
     const size_t at = *ra - 5 - kStart;

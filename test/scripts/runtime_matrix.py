@@ -435,16 +435,8 @@ PHP_BREAKPOINT_GAP = (
     "a trap (`breakpoint list -v`: resolved = false, 'error: 9 sending the breakpoint "
     "request'), and this machine refuses hardware breakpoints too ('error: 9 sending the "
     "hardware breakpoint request', also in opcache.so's own code)")
-BEAM_DUMP_GAP = (
-    "with +JPperf dump alone BEAM's JIT code keeps no frame pointer (OTP 25 keeps them "
-    "only with a perf map) and its jitdump carries no unwind table: the backtrace ends at "
-    "the BIF-call stub (jit`global::call_light_bif_shared), so no Erlang function is a frame; "
-    "LLDB's own analysis of the Erlang functions' instructions fails at their inline runtime "
-    "calls, which move rsp")
 EXPECTED_FAILURES.update({
     ("php82", "map", "breakpoint"): PHP_BREAKPOINT_GAP,
-    ("beam", "jitdump", "named"): BEAM_DUMP_GAP,
-    ("beam", "jitdump", "main"): BEAM_DUMP_GAP,
 })
 
 

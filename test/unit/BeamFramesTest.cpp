@@ -7,6 +7,7 @@
 
 #include <cstring>
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -31,7 +32,7 @@ std::string stubCode() {
 }
 
 // A DWARF expression's evaluation, enough for the operators the rules use.
-uint64_t evaluate(std::string_view ops, uint64_t rbx,
+uint64_t evaluate(std::string_view ops, const std::map<int, uint64_t> &registers,
                   const std::function<uint64_t(uint64_t)> &memory) {
   std::vector<uint64_t> stack;
   size_t at = 0;
@@ -50,8 +51,8 @@ uint64_t evaluate(std::string_view ops, uint64_t rbx,
   };
   while (at < ops.size()) {
     const uint8_t op = static_cast<uint8_t>(ops[at++]);
-    if (op == 0x73) { // breg3
-      stack.push_back(rbx + sleb());
+    if (op >= 0x70 && op <= 0x8f) { // bregN
+      stack.push_back(registers.at(op - 0x70) + sleb());
     } else if (op == 0x12) {
       stack.push_back(stack.back());
     } else if (op == 0x06) {
@@ -65,6 +66,16 @@ uint64_t evaluate(std::string_view ops, uint64_t rbx,
       const uint64_t b = stack.back();
       stack.pop_back();
       stack.back() = stack.back() == b;
+    } else if (op == 0x2e || op == 0x1a) { // ne, and
+      const uint64_t b = stack.back();
+      stack.pop_back();
+      stack.back() = op == 0x2e ? stack.back() != b : stack.back() & b;
+    } else if (op == 0x08) { // const1u
+      stack.push_back(static_cast<uint8_t>(ops[at++]));
+    } else if (op == 0x2f) { // skip
+      const int16_t skip = static_cast<int16_t>(static_cast<uint8_t>(ops[at]) |
+                                                (static_cast<uint8_t>(ops[at + 1]) << 8));
+      at += 2 + skip;
     } else if (op == 0x28) {
       const int16_t skip = static_cast<int16_t>(static_cast<uint8_t>(ops[at]) |
                                                 (static_cast<uint8_t>(ops[at + 1]) << 8));
@@ -136,7 +147,7 @@ TEST(BeamFrames, TheStubsReturnAddressIsFoundInItsSlot) {
         return ra;
       return address == block + 0x4118 ? uint64_t(0x5555555ec7f8) : uint64_t(0);
     };
-    EXPECT_EQ(evaluate(ops, rbx, memory), block + slot + 8) << std::hex << slot;
+    EXPECT_EQ(evaluate(ops, {{3, rbx}}, memory), block + slot + 8) << std::hex << slot;
   }
   // rip = [CFA - 8], rbx = [CFA - 16], rbp undefined.
   EXPECT_EQ(frame.instructions.substr(2 + length), std::string("\x90\x01\x83\x02\x07\x06", 6));
@@ -155,4 +166,53 @@ TEST(BeamFrames, NormalExitLeadsToTheStubsDispatch) {
   EXPECT_TRUE(isBeamProcessMain("global::process_main"));
   EXPECT_TRUE(isBeamNormalExit("$erts_beamasm:normal_exit/0-CodeInfoPrologue"));
   EXPECT_FALSE(isBeamNormalExit("$prog:leaf/1"));
+}
+
+namespace {
+// The CFA expression of a rule made by beamScanFrame, evaluated.
+uint64_t scanCfa(const CallFrameInfo &frame, const std::map<int, uint64_t> &registers,
+                 const std::map<uint64_t, uint64_t> &stack) {
+  EXPECT_EQ(frame.instructions[0], '\x0f');
+  const size_t length = static_cast<uint8_t>(frame.instructions[1]);
+  EXPECT_LT(length, 128u);
+  return evaluate(std::string_view(frame.instructions.data() + 2, length), registers,
+                  [&](uint64_t address) {
+                    auto found = stack.find(address);
+                    return found == stack.end() ? uint64_t(0x3b) : found->second; // NIL
+                  });
+}
+} // namespace
+
+TEST(BeamFrames, WithoutFramePointersTheReturnAddressIsTheFirstUntaggedWord) {
+  // An Erlang frame: two y registers (a small integer, a boxed pointer),
+  // then the return address (4-byte aligned), then the caller's terms.
+  const uint64_t rsp = 0x7fffb533ca80, rbx = 0x7fffb5e76d80;
+  const std::map<uint64_t, uint64_t> stack = {{rsp, 0x1f},              // small integer 1
+                                              {rsp + 8, 0x7fffb5400012}, // boxed
+                                              {rsp + 16, 0x7fffb53b8ec4}, // return address
+                                              {rsp + 24, 0x7fffb53b8fa4}};
+  const CallFrameInfo fn = beamScanFrame(0x1000, 0x2000, 0x80, std::nullopt);
+  EXPECT_EQ(scanCfa(fn, {{7, rsp}, {3, rbx}, {6, 0}}, stack), rsp + 24);
+  // In C called inline from the function: rsp is the C stack (rbx - 0x80),
+  // the Erlang stack pointer is in rbp.
+  EXPECT_EQ(scanCfa(fn, {{7, rbx - 0x80}, {3, rbx}, {6, rsp}}, stack), rsp + 24);
+  // A stub that saved the Erlang stack pointer into the process (r13 + 0x58)
+  // before calling C: from there.
+  const uint64_t process = 0x7fffb0000000;
+  std::map<uint64_t, uint64_t> withProcess = stack;
+  withProcess[process + 0x58] = rsp + 16;
+  const CallFrameInfo stub = beamScanFrame(0x3000, 0x3100, 0x80, 0x58);
+  EXPECT_EQ(scanCfa(stub, {{7, rbx - 0x80}, {3, rbx}, {13, process}, {6, 0}}, withProcess),
+            rsp + 24);
+  // rip = [CFA - 8].
+  EXPECT_EQ(fn.instructions.substr(2 + static_cast<uint8_t>(fn.instructions[1])),
+            std::string("\x90\x01", 2));
+}
+
+TEST(BeamFrames, AStubsSavedStackPointer) {
+  // mov 0x58(%r13),%rsp after the call of C (OTP 25.2's call_light_bif_shared).
+  const std::string code("\xff\xd0\x49\x8b\x65\x58\x4d\x8b\x7d\x50", 10);
+  EXPECT_EQ(decodeBeamSavedStack(code), 0x58);
+  EXPECT_FALSE(decodeBeamSavedStack(std::string("\xff\xd0", 2)));
+  EXPECT_FALSE(decodeBeamSavedStack(code + std::string("\x49\x8b\x65\x60", 4))); // two
 }

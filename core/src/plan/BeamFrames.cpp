@@ -13,7 +13,15 @@ constexpr uint8_t kRbx = 3, kRbp = 6, kReturnAddress = 16;
 constexpr uint8_t kDefCfaExpression = 0x0f, kValExpression = 0x16, kSameValue = 0x08,
                   kUndefined = 0x07, kOffset = 0x80;
 constexpr uint8_t kBreg0 = 0x70, kDup = 0x12, kDeref = 0x06, kConst8u = 0x0e, kEq = 0x29,
-                  kBra = 0x28, kPlusUconst = 0x23;
+                  kBra = 0x28, kPlusUconst = 0x23, kNe = 0x2e, kSkip = 0x2f, kAnd = 0x1a,
+                  kConst1u = 0x08;
+constexpr uint8_t kRsp = 7, kR13 = 13;
+
+void branch(std::string &ops, uint8_t op, int16_t offset) {
+  ops.push_back(static_cast<char>(op));
+  ops.push_back(static_cast<char>(offset & 0xff));
+  ops.push_back(static_cast<char>((offset >> 8) & 0xff));
+}
 
 void uleb(std::string &out, uint64_t v) {
   do {
@@ -170,6 +178,72 @@ CallFrameInfo beamProcessExitFrame(uint64_t start, uint64_t end, const BeamProce
   out.push_back(static_cast<char>(kUndefined));
   uleb(out, kRbp);
   return frame;
+}
+
+CallFrameInfo beamScanFrame(uint64_t start, uint64_t end, int64_t blockOffset,
+                            std::optional<int64_t> savedStack) {
+  CallFrameInfo frame = frameOver(start, end);
+  // The C stack's base: from it, where the Erlang stack pointer is.
+  std::string onC; // -> the Erlang stack pointer, on the C stack
+  if (savedStack) {
+    onC.push_back(static_cast<char>(kBreg0 + kR13));
+    sleb(onC, *savedStack);
+    onC.push_back(static_cast<char>(kDeref));
+  } else {
+    onC.push_back(static_cast<char>(kBreg0 + kRbp));
+    sleb(onC, 0);
+  }
+  std::string onErlang; // -> rsp
+  onErlang.push_back(static_cast<char>(kBreg0 + kRsp));
+  sleb(onErlang, 0);
+  // The scan: dup; deref; const1u 3; and; bra next; plus_uconst 8; skip end;
+  // next: plus_uconst 8; skip loop.
+  std::string scan;
+  scan.push_back(static_cast<char>(kDup));
+  scan.push_back(static_cast<char>(kDeref));
+  scan.push_back(static_cast<char>(kConst1u));
+  scan.push_back(3);
+  scan.push_back(static_cast<char>(kAnd));
+  branch(scan, kBra, 5); // over the found case (plus_uconst 8; skip end)
+  scan.push_back(static_cast<char>(kPlusUconst));
+  scan.push_back(8);
+  branch(scan, kSkip, 5); // over the next case: the end
+  scan.push_back(static_cast<char>(kPlusUconst));
+  scan.push_back(8);
+  const int16_t back = -static_cast<int16_t>(scan.size() + 3);
+  branch(scan, kSkip, back); // to the loop's dup
+
+  std::string ops;
+  ops.push_back(static_cast<char>(kBreg0 + kRsp));
+  sleb(ops, 0);
+  ops.push_back(static_cast<char>(kBreg0 + kRbx));
+  sleb(ops, -blockOffset);
+  ops.push_back(static_cast<char>(kNe));
+  branch(ops, kBra, static_cast<int16_t>(onC.size() + 3)); // on the Erlang stack
+  ops += onC;
+  branch(ops, kSkip, static_cast<int16_t>(onErlang.size()));
+  ops += onErlang;
+  ops += scan;
+  std::string &out = frame.instructions;
+  out.push_back(static_cast<char>(kDefCfaExpression));
+  expression(out, ops);
+  out.push_back(static_cast<char>(kOffset | kReturnAddress)); // rip = [CFA - 8]
+  uleb(out, 1);
+  return frame;
+}
+
+std::optional<int64_t> decodeBeamSavedStack(std::string_view code) {
+  std::optional<int64_t> found;
+  for (size_t i = 0; i + 4 <= code.size(); ++i)
+    if (code.substr(i, 3) == "\x49\x8b\x65") {
+      const int64_t offset = static_cast<int8_t>(code[i + 3]);
+      if (found && *found != offset)
+        return std::nullopt;
+      found = offset;
+    }
+  if (found && *found <= 0)
+    return std::nullopt;
+  return found;
 }
 
 bool isBeamProcessMain(std::string_view name) {

@@ -52,6 +52,22 @@ std::optional<uint64_t> returnAddressOfOnlyCall(std::string_view text, uint64_t 
 CallFrameInfo beamProcessMainFrame(const BeamProcessMain &stub, uint64_t returnAddress);
 CallFrameInfo beamProcessExitFrame(uint64_t start, uint64_t end, const BeamProcessMain &stub);
 
+// Without frame pointers (+JPperf dump, OTP 25) BEAM publishes no frame
+// sizes, and LLDB's analysis of an Erlang function's instructions fails at
+// its inline runtime calls, which move rsp. But the Erlang stack holds only
+// tagged terms (their low two bits never both 0 there) and return addresses
+// (4-byte aligned): a frame's return address is the first word with its low
+// two bits 0 from the stack pointer up. On the C stack (rsp = the block, in
+// C called from this code) the Erlang stack pointer is elsewhere: for a stub
+// that saved it into the process (`savedStack`: the offset in the process,
+// r13, its `mov off(%r13),%rsp` restores from), there; for an Erlang
+// function's inline call, in rbp.
+CallFrameInfo beamScanFrame(uint64_t start, uint64_t end, int64_t blockOffset,
+                            std::optional<int64_t> savedStack);
+// The offset of a stub's one `mov disp8(%r13),%rsp` (its return from C to
+// the Erlang stack); none, or two different ones, gives nullopt.
+std::optional<int64_t> decodeBeamSavedStack(std::string_view code);
+
 // "$global::process_main", "global::process_main" (a map's and a jitdump's
 // spellings); "erts_beamasm:normal_exit/0" and its "-CodeInfoPrologue".
 bool isBeamProcessMain(std::string_view name);
