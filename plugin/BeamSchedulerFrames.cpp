@@ -1,6 +1,8 @@
 // BEAM's scheduler frames, from the process and beam's binary.
 #include "BeamSchedulerFrames.h"
 
+#include "RuntimeFrames.h"
+
 #include <cinttypes>
 #include <algorithm>
 #include <cstdio>
@@ -14,16 +16,12 @@ std::optional<uint64_t> BeamSchedulerFrames::processMainReturn(lldb::SBTarget &t
   for (uint32_t i = 0; i < found.GetSize(); ++i) {
     lldb::SBSymbolContext context = found.GetContextAtIndex(i);
     lldb::SBModule module = context.GetModule();
-    lldb::SBSection text = module.FindSection(".text");
-    if (!text.IsValid())
+    const std::optional<std::string> text = sectionBytes(module, ".text");
+    if (!text)
       continue;
-    lldb::SBData data = text.GetSectionData();
-    std::string bytes(data.GetByteSize(), '\0');
-    lldb::SBError error;
-    if (bytes.empty() || data.ReadRawData(error, 0, bytes.data(), bytes.size()) != bytes.size())
-      continue;
-    const std::optional<uint64_t> ra = returnAddressOfOnlyCall(
-        bytes, text.GetFileAddress(), context.GetSymbol().GetStartAddress().GetFileAddress());
+    const std::optional<uint64_t> ra =
+        returnAddressOfOnlyCall(*text, module.FindSection(".text").GetFileAddress(),
+                                context.GetSymbol().GetStartAddress().GetFileAddress());
     if (!ra)
       continue;
     const uint64_t load = module.ResolveFileAddress(*ra).GetLoadAddress(target);

@@ -7,6 +7,18 @@
 
 namespace jitsym::plugin {
 
+std::optional<std::string> sectionBytes(lldb::SBModule &module, const char *name) {
+  lldb::SBSection section = module.FindSection(name);
+  if (!section.IsValid())
+    return std::nullopt;
+  lldb::SBData data = section.GetSectionData();
+  std::string bytes(data.GetByteSize(), '\0');
+  lldb::SBError error;
+  if (bytes.empty() || data.ReadRawData(error, 0, bytes.data(), bytes.size()) != bytes.size())
+    return std::nullopt;
+  return bytes;
+}
+
 std::optional<RuntimeFrame> phpVmFrame(lldb::SBTarget &target, const Architecture &arch) {
   for (uint32_t i = 0; i < target.GetNumModules(); ++i) {
     lldb::SBModule module = target.GetModuleAtIndex(i);
@@ -15,18 +27,13 @@ std::optional<RuntimeFrame> phpVmFrame(lldb::SBTarget &target, const Architectur
       lldb::SBSymbol symbol = found.GetContextAtIndex(f).GetSymbol();
       if (!symbol.IsValid())
         continue;
-      lldb::SBSection ehFrame = module.FindSection(".eh_frame");
-      if (!ehFrame.IsValid())
-        continue;
-      lldb::SBData data = ehFrame.GetSectionData();
-      std::string bytes(data.GetByteSize(), '\0');
-      lldb::SBError error;
-      if (bytes.empty() || data.ReadRawData(error, 0, bytes.data(), bytes.size()) != bytes.size())
+      const std::optional<std::string> bytes = sectionBytes(module, ".eh_frame");
+      if (!bytes)
         continue;
       // File addresses throughout: the frame's offsets do not depend on where
       // the module is loaded.
       llvm::Expected<std::vector<CallFrameInfo>> frames =
-          parseEhFrame(bytes, ehFrame.GetFileAddress());
+          parseEhFrame(*bytes, module.FindSection(".eh_frame").GetFileAddress());
       if (!frames) {
         llvm::consumeError(frames.takeError());
         continue;

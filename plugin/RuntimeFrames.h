@@ -4,6 +4,7 @@
 #pragma once
 
 #include <optional>
+#include <string>
 
 #include "jitsym/arch/Architecture.h"
 #include "jitsym/plan/RuntimeFrame.h"
@@ -15,5 +16,9 @@ namespace jitsym::plugin {
 // (php, or libphp.so in a server); nullopt when no module does or its table
 // cannot be read.
 std::optional<RuntimeFrame> phpVmFrame(lldb::SBTarget &target, const Architecture &arch);
+
+// The bytes of a module's section as its file holds them (.eh_frame, .text);
+// nullopt when it has none or it cannot be read.
+std::optional<std::string> sectionBytes(lldb::SBModule &module, const char *name);
 
 } // namespace jitsym::plugin
