@@ -51,6 +51,17 @@ std::vector<uint64_t> BeamSchedulerFrames::describe(lldb::SBTarget &target,
     tables.unwind.set(code.start,
                       {beamScanFrame(code.start, code.end, stub_->blockOffset, savedStack)});
   };
+  // Frame pointers or not: the BIF-call stub says, else whether BEAM writes
+  // a perf map (OTP 25 keeps them only then).
+  for (const Symbol *symbol : added)
+    if (!framePointers_ && isBeamBifCallStub(tables.symbols.name(*symbol)) &&
+        symbol->size > 0 && symbol->size <= 4096) {
+      std::vector<std::string> bytes = read({{symbol->address, symbol->end()}});
+      if (bytes.size() == 1 && !bytes[0].empty())
+        framePointers_ = beamStubKeepsFramePointers(bytes[0]);
+    }
+  if (framePointers_)
+    framePointers = *framePointers_;
   std::vector<std::pair<AddressRange, std::string>> later;
   for (const Symbol *symbol : added) {
     const std::string_view name = tables.symbols.name(*symbol);

@@ -20,7 +20,8 @@ class BeamSchedulerFrames {
 public:
   // For new symbols of the stub and of normal_exit: their rules into
   // `tables.unwind`; without frame pointers (no perf map: +JPperf dump),
-  // every other piece of BEAM's code gets the stack scan's rule. Returns the
+  // every other piece of BEAM's code gets the stack scan's rule (its BIF-call
+  // stub's code says which, when announced; `framePointers` until then). Returns the
   // starts of symbols LLDB already has that got their rules only now (the
   // stub came after them).
   std::vector<uint64_t> describe(lldb::SBTarget &target, const ReadPieces &read,
@@ -40,6 +41,7 @@ private:
   std::vector<AddressRange> exits_; // normal_exit's pieces, with rules or waiting for the stub
   std::vector<AddressRange> scanned_; // code given the scan's rule, or waiting for the stub
   size_t savedStackStubs_ = 0;       // stubs whose saved stack pointer was found
+  std::optional<bool> framePointers_; // as the BIF-call stub's code says
 };
 
 } // namespace jitsym::plugin

@@ -216,3 +216,10 @@ TEST(BeamFrames, AStubsSavedStackPointer) {
   EXPECT_FALSE(decodeBeamSavedStack(std::string("\xff\xd0", 2)));
   EXPECT_FALSE(decodeBeamSavedStack(code + std::string("\x49\x8b\x65\x60", 4))); // two
 }
+
+TEST(BeamFrames, TheBifCallStubSaysWhetherThereAreFramePointers) {
+  // After the call of C: map mode restores rsp and rbp, dump mode rsp only.
+  EXPECT_TRUE(beamStubKeepsFramePointers(std::string("\xff\xd0\x49\x8b\x65\x58\x49\x8b\x6d\x60", 10)));
+  EXPECT_FALSE(beamStubKeepsFramePointers(std::string("\xff\xd0\x49\x8b\x65\x58\x4d\x8b\x7d\x50", 10)));
+  EXPECT_TRUE(isBeamBifCallStub("$global::call_light_bif_shared"));
+}

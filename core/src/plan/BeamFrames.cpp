@@ -246,6 +246,16 @@ std::optional<int64_t> decodeBeamSavedStack(std::string_view code) {
   return found;
 }
 
+bool beamStubKeepsFramePointers(std::string_view code) {
+  return code.find(std::string_view("\x49\x8b\x6d", 3)) != std::string_view::npos;
+}
+
+bool isBeamBifCallStub(std::string_view name) {
+  if (!name.empty() && name[0] == '$')
+    name.remove_prefix(1);
+  return name == "global::call_light_bif_shared";
+}
+
 bool isBeamProcessMain(std::string_view name) {
   if (!name.empty() && name[0] == '$')
     name.remove_prefix(1);

@@ -68,9 +68,15 @@ CallFrameInfo beamScanFrame(uint64_t start, uint64_t end, int64_t blockOffset,
 // the Erlang stack); none, or two different ones, gives nullopt.
 std::optional<int64_t> decodeBeamSavedStack(std::string_view code);
 
+// Whether BEAM keeps frame pointers, by its BIF-call stub's code (global::
+// call_light_bif_shared): with them it restores rbp from the process after
+// its call of C (`mov d8(%r13),%rbp`) as well as rsp.
+bool beamStubKeepsFramePointers(std::string_view code);
+
 // "$global::process_main", "global::process_main" (a map's and a jitdump's
 // spellings); "erts_beamasm:normal_exit/0" and its "-CodeInfoPrologue".
 bool isBeamProcessMain(std::string_view name);
 bool isBeamNormalExit(std::string_view name);
+bool isBeamBifCallStub(std::string_view name);
 
 } // namespace jitsym
