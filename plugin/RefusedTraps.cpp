@@ -16,9 +16,9 @@ const Mapping *mappingOf(const std::vector<Mapping> &mappings, uint64_t address)
 
 } // namespace
 
-std::vector<Diagnostic> RefusedTraps::check(lldb::SBTarget &target,
-                                            const std::vector<Mapping> &mappings,
-                                            const std::function<bool(lldb::SBModule &)> &ours) {
+std::vector<Diagnostic> RefusedTraps::check(
+    lldb::SBTarget &target, const std::function<const std::vector<Mapping> &()> &mappings,
+    const std::function<bool(lldb::SBModule &)> &ours) {
   std::vector<Diagnostic> notes;
   for (uint32_t b = 0; b < target.GetNumBreakpoints(); ++b) {
     lldb::SBBreakpoint breakpoint = target.GetBreakpointAtIndex(b);
@@ -29,12 +29,15 @@ std::vector<Diagnostic> RefusedTraps::check(lldb::SBTarget &target,
       lldb::SBModule module = location.GetAddress().GetModule();
       if (!location.IsEnabled() || location.IsResolved() || !module.IsValid() || !ours(module))
         continue;
+      const std::pair<lldb::break_id_t, lldb::break_id_t> key{breakpoint.GetID(),
+                                                              location.GetID()};
+      if (said_.count(key))
+        continue;
       const uint64_t address = location.GetLoadAddress();
-      const Mapping *mapping = mappingOf(mappings, address);
+      const Mapping *mapping = mappingOf(mappings(), address);
       if (!mapping || !mapping->shared || mapping->write)
         continue;
-      if (!said_.insert({breakpoint.GetID(), location.GetID()}).second)
-        continue;
+      said_.insert(key);
       const char *symbol = location.GetAddress().GetSymbol().GetName();
       char where[160];
       std::snprintf(where, sizeof where, "its trap at 0x%" PRIx64 " (%s) is not set", address,

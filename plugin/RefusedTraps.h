@@ -20,7 +20,9 @@ namespace jitsym::plugin {
 class RefusedTraps {
 public:
   // The notes for locations in modules `ours` says are jitsym's, not said yet.
-  std::vector<Diagnostic> check(lldb::SBTarget &target, const std::vector<Mapping> &mappings,
+  // The memory map is asked for only when such a location is not set.
+  std::vector<Diagnostic> check(lldb::SBTarget &target,
+                                const std::function<const std::vector<Mapping> &()> &mappings,
                                 const std::function<bool(lldb::SBModule &)> &ours);
   void forget() { said_.clear(); }
 

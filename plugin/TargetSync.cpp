@@ -354,7 +354,7 @@ llvm::Expected<SyncReport> TargetSync::syncWith(lldb::SBDebugger &debugger,
   // 5. Traps LLDB could not write into JIT code, and why (at the user's stops).
   if (!stop.isCompile() && modules_->size() > 0) {
     std::vector<Diagnostic> refused = refusedTraps_.check(
-        target_, mappings(), [this](lldb::SBModule &module) { return ownsModule(module); });
+        target_, mappings, [this](lldb::SBModule &module) { return ownsModule(module); });
     report.diagnostics.insert(report.diagnostics.end(), refused.begin(), refused.end());
   }
 
