@@ -299,16 +299,7 @@ llvm::Expected<SyncReport> TargetSync::syncWith(lldb::SBDebugger &debugger,
   auto readPieces = [this, &process](const std::vector<AddressRange> &pieces) {
     return side_ ? side_->readPieces(process, pieces) : readPiecesThroughLLDB(process, pieces);
   };
-  // What the runtime's own structures add to its names (PHP: where a
-  // function is entered), before LLDB is given them.
-  for (uint64_t start : php_.describe(target_,
-                                      stop.isCompile() ? process.GetSelectedThread() : lldb::SBThread(),
-                                      readPieces, changes.added, tables_))
-    publisher_.remake(start);
-  if (runsBeam(target_))
-    for (uint64_t start :
-         beam_.describe(target_, readPieces, changes.added, tables_, followsPerfMap()))
-      publisher_.remake(start);
+  describeFromRuntime(stop, process, readPieces, changes);
   if (!changes.empty() || publisher_.wantsPublish(*modules_)) {
     auto plausible = [this](std::string_view file, uint32_t line) {
       return lineCanExist(file, line);
@@ -389,10 +380,7 @@ std::string TargetSync::status() const {
   out << "\n";
   out << "regions: " << (modules_ ? modules_->size() : 0) << " modules\n";
   out << publisher_.runtimeFrameStatus();
-  if (std::optional<std::string> php = php_.status())
-    out << *php << "\n";
-  if (std::optional<std::string> beam = beam_.status())
-    out << *beam << "\n";
+  out << runtimeStructuresStatus();
   out << "files: " << directory_ << "\n";
   out << "syncs: " << syncs_ << ", last took " << lastMilliseconds_ << " ms\n";
   return out.str();

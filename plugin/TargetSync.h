@@ -133,6 +133,12 @@ private:
   void forgetPublished();
   // The process ended under LLDB's feet: modules removed, said in the report.
   SyncReport ended(uint64_t pid);
+  // What the runtime's own structures add to the new symbols before LLDB is
+  // given them (TargetRuntimes.cpp): PHP's function entries and lines,
+  // BEAM's unwind rules. Code LLDB already has that got some is made anew.
+  void describeFromRuntime(const Stop &stop, lldb::SBProcess &process, const ReadPieces &read,
+                           const SymbolChanges &changes);
+  std::string runtimeStructuresStatus() const;
   // Whether a source line can exist (see SourceFiles.h).
   bool lineCanExist(std::string_view file, uint32_t line);
 
