@@ -40,6 +40,12 @@ const OptionSpec kOptions[] = {
      "announced (libjitsym-writer's jitsym_code_announced, and each write(2) outside a "
      "JVM) so the breakpoint resolves, or moves to code compiled again, before the code "
      "runs (default on; about 1.2 ms a stop)."},
+    {"--filter-writes", "-F", OptionSpec::Boolean, Action::FilterWrites, "boolean",
+     "Where a runtime announces its code with write(2), fwrite or fprintf (V8, BEAM, "
+     "Mono, CPython), preload jitsym's filter (libjitsym-watch.so) at `process launch` "
+     "and `run`: it reads those writes and stops the process only for code a breakpoint "
+     "waits for or sits in, instead of at every write (default off; on with "
+     "JITSYM_FILTER_WRITES=1)."},
     {"--jvm-signals", "-J", OptionSpec::Boolean, Action::JvmSignals, "boolean",
      "When the target is a JVM, pass the signals HotSpot raises itself (SIGSEGV SIGBUS "
      "SIGILL SIGFPE SIGUSR2) without stopping, at launch or at the first stop after an "

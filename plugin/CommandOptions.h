@@ -15,7 +15,9 @@
 namespace jitsym::plugin {
 
 struct CommandOptions {
-  enum class Action { Sync, Status, Clear, Auto, WatchCompiles, JvmSignals, Portable, Help };
+  enum class Action {
+    Sync, Status, Clear, Auto, WatchCompiles, FilterWrites, JvmSignals, Portable, Help
+  };
   Action action = Action::Sync;
   SyncOptions sync;                     // --map, --jitdump, --dir, --force
   std::optional<std::string> exportDir; // --export, after the sync

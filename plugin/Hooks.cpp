@@ -78,7 +78,9 @@ void updateCompileWatch(TargetSync &state) {
   plan.allowed = settings.autoSync && settings.watchCompiles;
   // Where a producer announces through the hook, its writes need no watch.
   plan.jvm = state.runsJvm();
-  plan.watchWrites = !plan.jvm && !state.target().FindSymbols(kAnnouncedHook).GetSize();
+  // The filter preloaded into the process is such a producer (WriteFilter.h).
+  plan.watchWrites = !plan.jvm && !state.target().FindSymbols(kAnnouncedHook).GetSize() &&
+                     !state.writeFilter().covers(state.target());
   // fwrite: not while a perf map's writes announce the code, nor in BEAM,
   // which flushes its jitdump before the code can run (runsBeam).
   plan.watchStdio = !state.followsPerfMap() && !runsBeam(state.target());
@@ -88,6 +90,7 @@ void updateCompileWatch(TargetSync &state) {
   plan.watchPrintf = !runsBeam(state.target());
   plan.isJitModule = [&state](lldb::SBModule &module) { return state.ownsModule(module); };
   state.compileWatch().update(state.target(), std::move(plan), onCompileStop);
+  state.writeFilter().follow(state.target(), state.compileWatch().installed());
 }
 
 void updateCompileWatchIfChanged(lldb::SBTarget target) {
@@ -142,6 +145,8 @@ bool beforeLaunch(void *baton, const char **command) {
       writeText(debugger->GetOutputFile(), passJvmSignalsBeforeLaunch(*debugger, target));
       state.takeJvmSignalsCheck(); // done: not again at the first stop
     }
+    state.writeFilter().beforeLaunch(target, state.settings().filterWrites && !state.runsJvm() &&
+                                                 !state.settings().portable);
   }
   return beforeResume(baton, command);
 }

@@ -79,6 +79,7 @@ bool status(lldb::SBDebugger &debugger, TargetSync &state,
     result.Printf("compile watch: off (--watch-compiles off)\n");
   else
     result.Printf("compile watch: off (no breakpoint waits for JIT code or sits in it)\n");
+  result.Printf("%s", state.writeFilter().status(target).c_str());
   if (lldb::SBProcess process = target.GetProcess(); process.IsValid())
     result.Printf("%s", state.stops().status(process.GetStopID()).c_str());
   result.SetStatus(lldb::eReturnStatusSuccessFinishResult);
@@ -183,7 +184,8 @@ private:
   static bool isSwitch(CommandOptions::Action action) {
     using Action = CommandOptions::Action;
     return action == Action::Auto || action == Action::JvmSignals ||
-           action == Action::WatchCompiles || action == Action::Portable;
+           action == Action::WatchCompiles || action == Action::FilterWrites ||
+           action == Action::Portable;
   }
 
   // --auto, --jvm-signals, --watch-compiles, --portable: a switch for every
@@ -201,6 +203,10 @@ private:
     case Action::WatchCompiles:
       field = &TargetSettings::watchCompiles;
       what = "resolving pending breakpoints at compile time";
+      break;
+    case Action::FilterWrites:
+      field = &TargetSettings::filterWrites;
+      what = "filtering a runtime's announcements inside its process";
       break;
     case Action::Portable:
       field = &TargetSettings::portable;

@@ -22,6 +22,7 @@
 #include "RegionModules.h"
 #include "Sources.h"
 #include "Stop.h"
+#include "WriteFilter.h"
 #include "jitsym/base/Diagnostic.h"
 #include "jitsym/files/ProcessFiles.h"
 #include "jitsym/symbols/SourceFiles.h"
@@ -35,6 +36,7 @@ namespace jitsym::plugin {
 struct TargetSettings {
   bool autoSync = true;      // sync at every stop
   bool watchCompiles = true; // see CompileWatch
+  bool filterWrites = false; // the watch's filter inside the process (WriteFilter)
   bool jvmSignals = true;    // see JvmSignals
   bool portable = false;     // the SB-API-only side for local processes too
 };
@@ -115,6 +117,7 @@ public:
   // True the first time only: this target's JVM gets its signals passed once.
   bool takeJvmSignalsCheck() { return !std::exchange(jvmSignalsChecked_, true); }
   CompileWatch &compileWatch() { return compileWatch_; }
+  WriteFilter &writeFilter() { return writeFilter_; }
   StopHistory &stops() { return stops_; }
   const StopHistory &stops() const { return stops_; }
 
@@ -161,6 +164,7 @@ private:
   uint64_t namedByJitLoader_ = 0; // at the last publish (PublishReport)
   bool jvmSignalsChecked_ = false;
   CompileWatch compileWatch_;
+  WriteFilter writeFilter_; // the watch's filter inside the process, if put in
   StopHistory stops_;
   PhpFunctions php_; // where PHP's JIT functions are entered
   RefusedTraps refusedTraps_; // said once per location

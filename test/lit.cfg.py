@@ -55,7 +55,9 @@ if config.lldb_major >= 21:
 config.environment["JITSYM_DIR"] = os.path.join(config.test_exec_root, "private")
 config.environment["LLDB_DEBUGSERVER_PATH"] = config.lldb_server
 config.environment["PYTHONPATH"] = config.lldb_pythonpath
-for var in ("HOME", "TMPDIR", "PATH"):
+# JITSYM_FILTER_WRITES=1: the whole suite with the compile watch's filter in
+# the process (jit-sync --filter-writes), as it will be once it is the default.
+for var in ("HOME", "TMPDIR", "PATH", "JITSYM_FILTER_WRITES"):
     if var in os.environ:
         config.environment[var] = os.environ[var]
 os.makedirs(config.environment["JITSYM_DIR"], mode=0o700, exist_ok=True)

@@ -5,26 +5,10 @@
 #include <string>
 #include <string_view>
 
+#include "jitsym/formats/PerfMapLine.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
 
 namespace jitsym {
-
-// One announced symbol. `name` points into the parsed buffer.
-struct PerfMapEntry {
-  uint64_t address = 0;
-  uint64_t size = 0;
-  std::string_view name;
-};
-
-// Reads a hexadecimal number with an optional 0x prefix (leading zeros allowed,
-// as HotSpot pads to 16 digits); false on junk or a value over 64 bits.
-bool parseHexNumber(std::string_view text, uint64_t &value);
-
-// Parses one line without its newline (a trailing '\r' is tolerated). Both the
-// documented bare-hex form (Node, Mono) and the 0x form (HotSpot) are accepted.
-// Returns false and sets `error` to what is wrong when the line is malformed.
-bool parsePerfMapLine(std::string_view line, PerfMapEntry &entry,
-                      std::string &error);
 
 struct PerfMapChunkResult {
   uint64_t bytesConsumed = 0; // up to and including the last complete line

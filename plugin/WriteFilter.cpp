@@ -1,0 +1,143 @@
+// Preloading the compile watch's filter and switching it (WriteFilter.h).
+#include "WriteFilter.h"
+
+#include <dlfcn.h>
+
+#include <string_view>
+
+namespace jitsym::plugin {
+namespace {
+
+constexpr const char *kLibrary = "libjitsym-watch.so";
+constexpr const char *kGeneration = "jitsym_filter_generation";
+
+// The filter next to this plugin (build/lib, or the package's lib).
+std::string libraryPath() {
+  Dl_info info;
+  if (!dladdr(reinterpret_cast<void *>(&libraryPath), &info) || !info.dli_fname)
+    return {};
+  std::string path = info.dli_fname;
+  const size_t slash = path.rfind('/');
+  return (slash == std::string::npos ? std::string() : path.substr(0, slash + 1)) + kLibrary;
+}
+
+// Built for this machine: the target must run here, on its architecture.
+bool architectureMatches(lldb::SBTarget &target) {
+  const char *triple = target.GetTriple();
+#if defined(__x86_64__)
+  constexpr std::string_view kArchitecture = "x86_64";
+#elif defined(__aarch64__)
+  constexpr std::string_view kArchitecture = "aarch64";
+#else
+  constexpr std::string_view kArchitecture = "none";
+#endif
+  const char *platform = target.GetPlatform().GetName();
+  return triple && std::string_view(triple).substr(0, kArchitecture.size()) == kArchitecture &&
+         platform && std::string_view(platform) == "host";
+}
+
+// LD_PRELOAD's entries (':' or ' ' apart) without `library`.
+std::string without(std::string_view preload, const std::string &library) {
+  std::string kept;
+  while (!preload.empty()) {
+    const size_t end = preload.find_first_of(": ");
+    const std::string_view entry = preload.substr(0, end);
+    if (!entry.empty() && entry != library)
+      kept += (kept.empty() ? "" : ":") + std::string(entry);
+    preload.remove_prefix(end == std::string_view::npos ? preload.size() : end + 1);
+  }
+  return kept;
+}
+
+bool alive(lldb::SBProcess &process) {
+  const lldb::StateType state = process.IsValid() ? process.GetState() : lldb::eStateInvalid;
+  return state == lldb::eStateStopped || state == lldb::eStateRunning ||
+         state == lldb::eStateStepping || state == lldb::eStateSuspended;
+}
+
+} // namespace
+
+void WriteFilter::beforeLaunch(lldb::SBTarget &target, bool on) {
+  const std::string library = libraryPath();
+  preloading_ = on && !library.empty() && architectureMatches(target);
+  launchToCome_ = preloading_;
+  preloadedProcess_ = 0;
+  lldb::SBLaunchInfo launch = target.GetLaunchInfo();
+  lldb::SBEnvironment environment = launch.GetEnvironment();
+  const char *existing = environment.Get("LD_PRELOAD");
+  const std::string others = without(existing ? existing : "", library);
+  const std::string wanted = preloading_ ? library + (others.empty() ? "" : ":" + others) : others;
+  if (wanted == (existing ? existing : ""))
+    return;
+  if (wanted.empty())
+    environment.Unset("LD_PRELOAD");
+  else
+    environment.Set("LD_PRELOAD", wanted.c_str(), true);
+  launch.SetEnvironment(environment, /*append=*/false);
+  target.SetLaunchInfo(launch);
+}
+
+lldb::SBModule WriteFilter::module(lldb::SBTarget &target) {
+  for (uint32_t i = 0; i < target.GetNumModules(); ++i) {
+    lldb::SBModule module = target.GetModuleAtIndex(i);
+    const char *name = module.GetFileSpec().GetFilename();
+    if (name && std::string_view(name) == kLibrary)
+      return module;
+  }
+  return {};
+}
+
+bool WriteFilter::covers(lldb::SBTarget &target) {
+  lldb::SBProcess process = target.GetProcess();
+  if (!alive(process))
+    return preloading_; // the launch to come
+  // The first process after a launch that preloaded the filter has it, also
+  // before LLDB lists its modules (an update comes as it starts).
+  if (launchToCome_) {
+    launchToCome_ = false;
+    preloadedProcess_ = process.GetUniqueID();
+  }
+  return process.GetUniqueID() == preloadedProcess_ || module(target).IsValid();
+}
+
+void WriteFilter::follow(lldb::SBTarget &target, bool watching) {
+  lldb::SBProcess process = target.GetProcess();
+  const lldb::StateType state = process.IsValid() ? process.GetState() : lldb::eStateInvalid;
+  if (state != lldb::eStateStopped && state != lldb::eStateRunning)
+    return;
+  if (process.GetUniqueID() != process_) { // a new process: its filter starts on
+    process_ = process.GetUniqueID();
+    generation_ = 1;
+  }
+  const uint32_t wanted = watching ? (generation_ ? generation_ : ++generations_) : 0;
+  if (wanted == generation_)
+    return;
+  lldb::SBModule filter = module(target);
+  lldb::SBSymbol symbol = filter.IsValid()
+                              ? filter.FindSymbol(kGeneration, lldb::eSymbolTypeAny)
+                              : lldb::SBSymbol();
+  const lldb::addr_t address =
+      symbol.IsValid() ? symbol.GetStartAddress().GetLoadAddress(target) : LLDB_INVALID_ADDRESS;
+  if (address == LLDB_INVALID_ADDRESS)
+    return;
+  lldb::SBError error;
+  // A running process reads it at its next write: at worst that write is read
+  // as the filter was.
+  if (process.WriteMemory(address, &wanted, sizeof wanted, error) == sizeof wanted)
+    generation_ = wanted;
+}
+
+std::string WriteFilter::status(lldb::SBTarget &target) {
+  lldb::SBProcess process = target.GetProcess();
+  if (!alive(process))
+    return {};
+  if (!module(target).IsValid())
+    return preloading_ ? "compile watch: the filter is not in the process (attached to, or "
+                         "launched through the SB API): every write stops\n"
+                       : std::string();
+  return std::string("compile watch: filter in the process (") + kLibrary + "), " +
+         (process.GetUniqueID() != process_ || generation_ ? "on" : "off") +
+         ": the program stops only where code a breakpoint may want is announced\n";
+}
+
+} // namespace jitsym::plugin
