@@ -15,6 +15,7 @@ and --perf-prof (jitdump), Deno with --v8-flags=--perf-basic-prof, where the
 build has them (scripts/fetch_runtimes.sh).
 
 usage: bench/pending_breakpoint.py BUILD_DIR [ROUNDS] [RUNTIME...]
+       MODES=none,filter bench/pending_breakpoint.py ... (every-write takes minutes)
 """
 import os
 import re
@@ -28,7 +29,7 @@ import lldb
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PROGRAM = os.path.join(HERE, "js", "generate_code.js")
-MODES = ["none", "every-write", "filter"]
+MODES = os.environ.get("MODES", "none,every-write,filter").split(",")
 
 
 def runtimes(build):
