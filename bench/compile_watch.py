@@ -24,6 +24,7 @@ import tempfile
 import time
 
 import lldb
+from quiet_debugger import quiet_debugger
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -48,18 +49,7 @@ def announcements(jitsym, work):
 
 
 def run_javac(plugin, agent, source, work, breakpoint):
-    debugger = lldb.SBDebugger.Create(False)
-    debugger.SetAsync(False)
-    quiet = open(os.devnull, "w")  # LLDB's and the plugin's messages
-    debugger.SetOutputFileHandle(quiet, True)
-    debugger.SetErrorFileHandle(quiet, True)
-    interpreter = debugger.GetCommandInterpreter()
-    result = lldb.SBCommandReturnObject()
-
-    def run(command):
-        interpreter.HandleCommand(command, result)
-        return result.GetOutput() or ""
-
+    debugger, run = quiet_debugger()
     run("plugin load " + plugin)
     run("target create " + shutil.which("javac"))
     if breakpoint:

@@ -26,6 +26,7 @@ import tempfile
 import time
 
 import lldb
+from quiet_debugger import quiet_debugger
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PROGRAM = os.path.join(HERE, "js", "generate_code.js")
@@ -45,18 +46,7 @@ def runtimes(build):
 
 
 def run_once(plugin, program, args, mode, work):
-    debugger = lldb.SBDebugger.Create(False)
-    debugger.SetAsync(False)
-    quiet = open(os.devnull, "w")
-    debugger.SetOutputFileHandle(quiet, True)
-    debugger.SetErrorFileHandle(quiet, True)
-    interpreter = debugger.GetCommandInterpreter()
-    result = lldb.SBCommandReturnObject()
-
-    def run(command):
-        interpreter.HandleCommand(command, result)
-        return (result.GetOutput() or "") + (result.GetError() or "")
-
+    debugger, run = quiet_debugger()
     run("plugin load " + plugin)
     run("target create " + program)
     if mode != "none":

@@ -269,8 +269,7 @@ JITSYM_EXPORT ssize_t writev(int fd, const struct iovec *vectors, int count) {
 
 // Positioned writes: a runtime that appends with them (tinyjit's --map-call)
 // writes at the file's end, so the bytes go on the stream as written.
-JITSYM_EXPORT ssize_t pwrite64(int fd, const void *bytes, size_t count,
-                                             off_t offset) {
+JITSYM_EXPORT ssize_t pwrite64(int fd, const void *bytes, size_t count, off_t offset) {
   const Kind kind = kindOf(fd);
   if (kind == Other)
     return REAL(pwrite64)(fd, bytes, count, offset);
@@ -282,8 +281,7 @@ JITSYM_EXPORT ssize_t pwrite64(int fd, const void *bytes, size_t count,
   });
 }
 
-JITSYM_EXPORT ssize_t pwritev(int fd, const struct iovec *vectors, int count,
-                                            off_t offset) {
+JITSYM_EXPORT ssize_t pwritev(int fd, const struct iovec *vectors, int count, off_t offset) {
   const Kind kind = kindOf(fd);
   if (kind == Other)
     return REAL(pwritev)(fd, vectors, count, offset);
@@ -296,7 +294,7 @@ JITSYM_EXPORT ssize_t pwritev(int fd, const struct iovec *vectors, int count,
 }
 
 JITSYM_EXPORT ssize_t pwritev2(int fd, const struct iovec *vectors, int count,
-                                             off_t offset, int flags) {
+                                off_t offset, int flags) {
   const Kind kind = kindOf(fd);
   if (kind == Other)
     return REAL(pwritev2)(fd, vectors, count, offset, flags);
@@ -309,34 +307,36 @@ JITSYM_EXPORT ssize_t pwritev2(int fd, const struct iovec *vectors, int count,
 }
 
 // glibc's other names of the same functions, as programs import them.
-JITSYM_EXPORT ssize_t pwrite(int, const void *, size_t, off_t) __attribute__((alias("pwrite64")));
+JITSYM_EXPORT ssize_t pwrite(int, const void *, size_t, off_t)
+    __attribute__((alias("pwrite64")));
 JITSYM_EXPORT ssize_t pwritev64(int, const struct iovec *, int, off_t)
     __attribute__((alias("pwritev")));
 JITSYM_EXPORT ssize_t pwritev64v2(int, const struct iovec *, int, off_t, int)
     __attribute__((alias("pwritev2")));
 
-JITSYM_EXPORT size_t fwrite(const void *bytes, size_t size, size_t count,
-                                          FILE *file) {
+namespace {
+
+// fwrite and fwrite_unlocked, by glibc's `write`.
+template <typename Write>
+size_t writeItems(Write write, const void *bytes, size_t size, size_t count, FILE *file) {
   const Kind kind = kindOf(fileno(file));
   if (kind == Other)
-    return REAL(fwrite)(bytes, size, count, file);
+    return write(bytes, size, count, file);
   return filteredFile(file, kind, [&](std::string_view &written) {
-    const size_t items = REAL(fwrite)(bytes, size, count, file);
+    const size_t items = write(bytes, size, count, file);
     written = std::string_view(static_cast<const char *>(bytes), items * size);
     return items;
   });
 }
 
-JITSYM_EXPORT size_t fwrite_unlocked(const void *bytes, size_t size, size_t count,
-                                                   FILE *file) {
-  const Kind kind = kindOf(fileno(file));
-  if (kind == Other)
-    return REAL(fwrite_unlocked)(bytes, size, count, file);
-  return filteredFile(file, kind, [&](std::string_view &written) {
-    const size_t items = REAL(fwrite_unlocked)(bytes, size, count, file);
-    written = std::string_view(static_cast<const char *>(bytes), items * size);
-    return items;
-  });
+} // namespace
+
+JITSYM_EXPORT size_t fwrite(const void *bytes, size_t size, size_t count, FILE *file) {
+  return writeItems(REAL(fwrite), bytes, size, count, file);
+}
+
+JITSYM_EXPORT size_t fwrite_unlocked(const void *bytes, size_t size, size_t count, FILE *file) {
+  return writeItems(REAL(fwrite_unlocked), bytes, size, count, file);
 }
 
 JITSYM_EXPORT int fputs(const char *text, FILE *file) {
@@ -376,8 +376,7 @@ JITSYM_EXPORT int fprintf(FILE *file, const char *format, ...) {
   return result;
 }
 
-JITSYM_EXPORT int __vfprintf_chk(FILE *file, int flag, const char *format,
-                                               va_list args) {
+JITSYM_EXPORT int __vfprintf_chk(FILE *file, int flag, const char *format, va_list args) {
   return printTo(file, format, args, flag, true);
 }
 
