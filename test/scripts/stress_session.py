@@ -211,31 +211,45 @@ def exec_scenario(session, program, args):
     process.Kill()
 
 
-def pid_reuse(session, program, args, append=True):
-    # An earlier process writes a map and exits; its PID is then given to the
-    # next process forked (ns_last_pid), which appends to the same map (or,
-    # as most runtimes do, truncates it and writes it anew).
+def stage_reuse(program, args, append):
+    """Runs a process that writes a map and exits, then forks until the next
+    process gets its PID: that one, waiting for the debugger. Returns the PID."""
     earlier = subprocess.run([program, "--map-rate", "1000", "--seconds", "0.2", "--probe-ms",
                               "0", "--tag", "old"], stdout=subprocess.PIPE, text=True, check=True)
     pid = int(re.search(r"stressjit (\d+):", earlier.stdout).group(1))
     time.sleep(2.5)  # the map is older than any process started from now on
+    for attempt in range(10000):
+        with open("/proc/sys/kernel/ns_last_pid", "w") as f:
+            f.write(str(pid - 1))
+        child = os.fork()
+        if child == 0:
+            mode = ["--append-map"] if append else []
+            os.execv(program, [program, "--wait-attach", "--tag", "new"] + mode + args)
+        if child == pid:
+            return pid
+        os.kill(child, signal.SIGKILL)
+        os.waitpid(child, 0)
+    sys.exit("stress_session.py: PID %d was not given again" % pid)
+
+
+def pid_reuse(session, program, args, append=True):
+    # An earlier process writes a map and exits; its PID is then given to the
+    # next process forked (ns_last_pid), which appends to the same map (or,
+    # as most runtimes do, truncates it and writes it anew).
     # Other tests run beside this one and take PIDs too (and another may stage
-    # a reuse): one staging at a time, and as many tries as it takes.
+    # a reuse): one staging at a time, and as many tries as it takes. A test
+    # that had the same PID before may remove "its" map meanwhile (seen once
+    # under ASan): then the staging starts again.
     with open(os.path.join(os.environ["JITSYM_DIR"], "pid-reuse.lock"), "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
-        for attempt in range(10000):
-            with open("/proc/sys/kernel/ns_last_pid", "w") as f:
-                f.write(str(pid - 1))
-            child = os.fork()
-            if child == 0:
-                mode = ["--append-map"] if append else []
-                os.execv(program, [program, "--wait-attach", "--tag", "new"] + mode + args)
-            if child == pid:
+        for staging in range(5):
+            pid = stage_reuse(program, args, append)
+            if os.path.exists("/tmp/perf-%d.map" % pid):
                 break
-            os.kill(child, signal.SIGKILL)
-            os.waitpid(child, 0)
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
         else:
-            sys.exit("stress_session.py: PID %d was not given again" % pid)
+            sys.exit("stress_session.py: the earlier process's map went five times")
     try:
         debug_reused(session, program, pid)
     finally:
