@@ -277,6 +277,41 @@ TEST(PerfMapReader, TruncationToUnfinishedLine) {
   EXPECT_EQ(sink.entries[0].second, "back");
 }
 
+// Truncated right after a read took the appended lines, and caught before
+// the new content's first line is whole: the old names stay (not a fresh,
+// empty table), and the next read starts over.
+TEST(PerfMapReader, TruncatedAfterTheReadToUnfinishedLine) {
+  TempDir dir;
+  std::string path = dir.file("perf-5g.map");
+  writeFile(path, lines(0, 30));
+  PerfMapReader reader(path);
+  struct TruncatingSink : Recorder {
+    std::string path, rewrite;
+    void endRead(uint64_t unused) override {
+      if (!rewrite.empty())
+        writeFile(path, std::exchange(rewrite, std::string()));
+      PerfMapSink::endRead(unused);
+    }
+  } sink;
+  sink.path = path;
+  ASSERT_TRUE(bool(reader.read(sink)));
+  appendFile(path, lines(30, 40));
+  sink.rewrite = "1000 10 ba";
+  auto stats = reader.read(sink);
+  ASSERT_TRUE(bool(stats));
+  EXPECT_TRUE(stats->emptied);
+  EXPECT_FALSE(stats->rewritten);
+  EXPECT_EQ(sink.rewrites, 0);
+  EXPECT_EQ(sink.entries.size(), 40u);
+  appendFile(path, "ck\n");
+  stats = reader.read(sink);
+  ASSERT_TRUE(bool(stats));
+  EXPECT_TRUE(stats->rewritten);
+  EXPECT_EQ(sink.rewrites, 1);
+  ASSERT_EQ(sink.entries.size(), 1u);
+  EXPECT_EQ(sink.entries[0].second, "back");
+}
+
 TEST(PerfMapReader, SameSizeRewriteInPlaceDetected) {
   TempDir dir;
   std::string path = dir.file("perf-6.map");

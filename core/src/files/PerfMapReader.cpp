@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace jitsym {
@@ -54,7 +56,12 @@ llvm::Expected<ReadStats> PerfMapReader::read(PerfMapSink &sink, const Interrupt
   // the start again past where the last read ended): those bytes belong to
   // the new content, not after the old. Read it all again, once. Bytes with
   // no whole line among them named nothing: the next read finds the rewrite.
-  if (stats && stats->rewrittenDuringRead && stats->bytesRead > 0) {
+  // New content with no whole line yet counts as emptied (the names stay):
+  // the next read, past the end of the file now, starts over.
+  if (stats && stats->rewrittenDuringRead && stats->bytesRead > 0 && holdsNoLineNow()) {
+    stats->emptied = true;
+    stats->pendingBytes = 0;
+  } else if (stats && stats->rewrittenDuringRead && stats->bytesRead > 0) {
     sink.onRewrite();
     offset_ = 0;
     nextLine_ = 1;
@@ -65,6 +72,16 @@ llvm::Expected<ReadStats> PerfMapReader::read(PerfMapSink &sink, const Interrupt
     stats->pendingBytes = 0; // the new content's start, not the old line's end
   }
   return stats;
+}
+
+bool PerfMapReader::holdsNoLineNow() const {
+  const int fd = ::open(file_.path().c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0)
+    return false; // the next read says what is wrong
+  struct stat st;
+  const bool none = ::fstat(fd, &st) == 0 && noLineYet(fd, static_cast<uint64_t>(st.st_size));
+  ::close(fd);
+  return none;
 }
 
 llvm::Expected<ReadStats> PerfMapReader::readOnce(PerfMapSink &sink,

@@ -87,6 +87,7 @@ private:
   // One read of what is new, without the second try after a rewrite found
   // at its end.
   llvm::Expected<ReadStats> readOnce(PerfMapSink &sink, const InterruptCheck &interrupt);
+  bool holdsNoLineNow() const; // (rewritten midway) the new content names nothing yet
   struct Part; // what reading one byte range yielded
   Part readPart(int fd, uint64_t begin, uint64_t end, char *into, uint64_t firstLine,
                 PerfMapSink &sink, const InterruptCheck &interrupt) const;
