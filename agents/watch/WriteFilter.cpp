@@ -3,7 +3,7 @@
 // plugin preloads it (LD_PRELOAD) at `process launch` and `run` while
 // `jit-sync --filter-writes` is on: it defines write, fwrite, fprintf... and
 // so comes before glibc for every module of the program, those loaded later
-// included. Each does what glibc's does (found with dlsym(RTLD_NEXT)); for
+// included (and those loaded with RTLD_DEEPBIND: DeepBoundModules.cpp). Each does what glibc's does (found with dlsym(RTLD_NEXT)); for
 // a write to the program's perf map or jitdump it then reads what was
 // written (core AnnouncementScanner.h) and calls jitsym_code_announced(),
 // where the debugger stops, only when the watch list wants it: one stop per
