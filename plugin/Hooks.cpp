@@ -134,7 +134,8 @@ bool beforeInspect(void *baton, const char **) {
   return false;
 }
 
-// As beforeResume, and a JVM gets its signals passed before it can raise one.
+// As beforeResume, and a JVM gets its signals passed before it can raise one,
+// and the filter is preloaded, reading from the start only if a breakpoint waits.
 bool beforeLaunch(void *baton, const char **command) {
   auto *debugger = static_cast<lldb::SBDebugger *>(baton);
   lldb::SBTarget target = debugger->GetSelectedTarget();
@@ -145,10 +146,13 @@ bool beforeLaunch(void *baton, const char **command) {
       writeText(debugger->GetOutputFile(), passJvmSignalsBeforeLaunch(*debugger, target));
       state.takeJvmSignalsCheck(); // done: not again at the first stop
     }
-    state.writeFilter().beforeLaunch(target, state.settings().filterWrites && !state.runsJvm() &&
-                                                 !state.settings().portable);
+    WriteFilter &filter = state.writeFilter();
+    filter.beforeLaunch(target, state.settings().filterWrites && !state.runsJvm() &&
+                                    !state.settings().portable);
+    updateCompileWatch(state); // as beforeResume: the watch sees the filter to come
+    filter.startsOn(target, state.compileWatch().installed());
   }
-  return beforeResume(baton, command);
+  return false;
 }
 
 } // namespace jitsym::plugin

@@ -10,6 +10,7 @@ namespace {
 
 constexpr const char *kLibrary = "libjitsym-watch.so";
 constexpr const char *kGeneration = "jitsym_filter_generation";
+constexpr const char *kStart = "JITSYM_FILTER_START"; // agents/watch/WriteFilter.cpp reads it
 
 // The filter next to this plugin (build/lib, or the package's lib).
 std::string libraryPath() {
@@ -77,6 +78,18 @@ void WriteFilter::beforeLaunch(lldb::SBTarget &target, bool on) {
   target.SetLaunchInfo(launch);
 }
 
+void WriteFilter::startsOn(lldb::SBTarget &target, bool watching) {
+  lldb::SBLaunchInfo launch = target.GetLaunchInfo();
+  lldb::SBEnvironment environment = launch.GetEnvironment();
+  if (preloading_)
+    environment.Set(kStart, watching ? "on" : "off", true);
+  else if (!environment.Unset(kStart))
+    return;
+  startsOn_ = watching;
+  launch.SetEnvironment(environment, /*append=*/false);
+  target.SetLaunchInfo(launch);
+}
+
 lldb::SBModule WriteFilter::module(lldb::SBTarget &target) {
   for (uint32_t i = 0; i < target.GetNumModules(); ++i) {
     lldb::SBModule module = target.GetModuleAtIndex(i);
@@ -105,9 +118,9 @@ void WriteFilter::follow(lldb::SBTarget &target, bool watching) {
   const lldb::StateType state = process.IsValid() ? process.GetState() : lldb::eStateInvalid;
   if (state != lldb::eStateStopped && state != lldb::eStateRunning)
     return;
-  if (process.GetUniqueID() != process_) { // a new process: its filter starts on
+  if (process.GetUniqueID() != process_) { // a new process: its filter starts as launched
     process_ = process.GetUniqueID();
-    generation_ = 1;
+    generation_ = process_ == preloadedProcess_ && !startsOn_ ? 0 : 1;
   }
   const uint32_t wanted = watching ? (generation_ ? generation_ : ++generations_) : 0;
   if (wanted == generation_)
@@ -136,7 +149,7 @@ std::string WriteFilter::status(lldb::SBTarget &target) {
                          "launched through the SB API): every write stops\n"
                        : std::string();
   return std::string("compile watch: filter in the process (") + kLibrary + "), " +
-         (process.GetUniqueID() != process_ || generation_ ? "on" : "off") +
+         ((process.GetUniqueID() != process_ ? startsOn_ : generation_ != 0) ? "on" : "off") +
          ": the program stops only where code a breakpoint may want is announced\n";
 }
 

@@ -28,6 +28,11 @@ public:
   // when `on` (and the target runs on this machine's architecture), and out
   // of it when not.
   void beforeLaunch(lldb::SBTarget &target, bool on);
+  // Then, once the watch knows whether a breakpoint waits: the preloaded
+  // filter reads from its start only if one does (JITSYM_FILTER_START in the
+  // launch's environment), so a program no breakpoint waits in runs as
+  // without it (a wanted announcement flushes the runtime's FILE).
+  void startsOn(lldb::SBTarget &target, bool watching);
   // Whether the watch can leave the writes to the filter: it is in the
   // process, or preloaded for the launch to come.
   bool covers(lldb::SBTarget &target);
@@ -44,6 +49,7 @@ private:
   bool launchToCome_ = false;
   uint32_t preloadedProcess_ = 0; // SBProcess::GetUniqueID of the process launched so
   uint32_t process_ = 0;    // SBProcess::GetUniqueID of the process written to
+  bool startsOn_ = true;    // the preloaded filter's state as its process starts
   uint32_t generation_ = 1; // as the filter starts: on
   uint32_t generations_ = 1;
 };

@@ -23,6 +23,7 @@
 #include <atomic>
 #include <cerrno>
 #include <cstdarg>
+#include <cstdlib>
 #include <cstring>
 #include <mutex>
 #include <string>
@@ -38,7 +39,7 @@
 // Written by the debugger: 0 while no breakpoint waits (the wrappers only pass
 // calls on), else a number it changes each time it turns the filter on, so
 // that the streams are looked at afresh (writes went by unread meanwhile).
-// On from the start: the plugin preloads the filter for a watch.
+// On from the start unless the launch says otherwise (startAsLaunched).
 extern "C" {
 __attribute__((visibility("default"))) std::atomic<uint32_t> jitsym_filter_generation{1};
 // glibc's _FORTIFY_SOURCE entry points, which <stdio.h> declares only for
@@ -49,6 +50,14 @@ int __vsnprintf_chk(char *out, size_t size, int flag, size_t space, const char *
 }
 
 namespace {
+
+// Off from the start when the plugin preloaded the filter with no breakpoint
+// waiting yet (JITSYM_FILTER_START=off): it turns it on when one comes.
+__attribute__((constructor)) void startAsLaunched() {
+  const char *start = getenv("JITSYM_FILTER_START");
+  if (start && std::strcmp(start, "off") == 0)
+    jitsym_filter_generation.store(0, std::memory_order_relaxed);
+}
 
 // glibc's function behind each of the filter's, found at its first call.
 void *next(std::atomic<void *> &slot, const char *name) {
@@ -139,8 +148,9 @@ template <typename Call> ssize_t filtered(int fd, Kind kind, Call &&call) {
   return result;
 }
 
-// The same for a FILE: `call` adds to its buffer; a wanted announcement is
-// flushed to the file before the debugger is told (it reads the file).
+// The same for a FILE: `call` adds to its buffer. A wanted announcement is
+// not flushed: the debugger reads what the FILE holds at every stop, and the
+// program's file gets its bytes when the program says (as without jitsym).
 template <typename Call> auto filteredFile(FILE *file, Kind kind, Call &&call) {
   std::unique_lock<std::mutex> lock(mutex);
   const off_t at = ftello(file);
@@ -150,8 +160,6 @@ template <typename Call> auto filteredFile(FILE *file, Kind kind, Call &&call) {
   const auto result = call(written);
   const int saved = errno;
   const bool wanted = !written.empty() && scan(stream, kind, written);
-  if (wanted)
-    fflush(file);
   lock.unlock();
   if (wanted)
     announce();

@@ -88,10 +88,17 @@ TEST(JitdumpScanner, AMovedCodeOverALocationIsWanted) {
   jitsym::jr_code_move move{};
   move.p.id = static_cast<uint32_t>(jitsym::JitdumpRecordId::CodeMove);
   move.p.total_size = sizeof move;
+  move.old_code_addr = 0x1000;
   move.new_code_addr = 0x8f00;
   move.code_size = 0x200; // over 0x9000
-  EXPECT_TRUE(scanner.add(std::string_view(reinterpret_cast<const char *>(&move), sizeof move),
-                          kLeafOnly));
+  const std::string_view record(reinterpret_cast<const char *>(&move), sizeof move);
+  EXPECT_TRUE(scanner.add(record, kLeafOnly));
+  // The location moves with its code (V8 compacting its code space).
+  move.old_code_addr = 0x8f00;
+  move.new_code_addr = 0x20000;
+  EXPECT_TRUE(scanner.add(record, kLeafOnly));
+  move.old_code_addr = 0x10000;
+  EXPECT_FALSE(scanner.add(record, kLeafOnly));
 }
 
 TEST(JitdumpScanner, AStreamItCannotFollowWantsEverything) {

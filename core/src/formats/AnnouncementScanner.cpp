@@ -91,7 +91,10 @@ bool JitdumpScanner::decide(const jitsym_watch_list &list) const {
       record_.size() >= sizeof(jr_code_move)) {
     jr_code_move move;
     std::memcpy(&move, record_.data(), sizeof move);
-    return watchListWants(list, {}, move.new_code_addr, move.code_size ? move.code_size : 1);
+    // Code over a location (it moves with it), or code moved over one.
+    const uint64_t size = move.code_size ? move.code_size : 1;
+    return watchListWants(list, {}, move.old_code_addr, size) ||
+           watchListWants(list, {}, move.new_code_addr, size);
   }
   // jitsym's own entry and unload records come from producers with the hook;
   // debug info and unwinding info precede the CODE_LOAD they belong to.
