@@ -1,9 +1,14 @@
 // Preloading the compile watch's filter and switching it (WriteFilter.h).
 #include "WriteFilter.h"
 
+#include "jitsym/formats/ElfNeeded.h"
+#include "llvm/Support/MemoryBuffer.h"
+
 #include <dlfcn.h>
 
+#include <algorithm>
 #include <string_view>
+#include <vector>
 
 namespace jitsym::plugin {
 namespace {
@@ -37,17 +42,61 @@ bool architectureMatches(lldb::SBTarget &target) {
          platform && std::string_view(platform) == "host";
 }
 
-// LD_PRELOAD's entries (':' or ' ' apart) without `library`.
-std::string without(std::string_view preload, const std::string &library) {
-  std::string kept;
+// LD_PRELOAD's entries (':' or ' ' apart), without `dropped`.
+std::vector<std::string> entriesOf(std::string_view preload,
+                                   const std::vector<std::string> &dropped) {
+  std::vector<std::string> kept;
   while (!preload.empty()) {
     const size_t end = preload.find_first_of(": ");
-    const std::string_view entry = preload.substr(0, end);
-    if (!entry.empty() && entry != library)
-      kept += (kept.empty() ? "" : ":") + std::string(entry);
+    const std::string entry(preload.substr(0, end));
+    if (!entry.empty() && std::find(dropped.begin(), dropped.end(), entry) == dropped.end())
+      kept.push_back(entry);
     preload.remove_prefix(end == std::string_view::npos ? preload.size() : end + 1);
   }
   return kept;
+}
+
+std::string joined(const std::vector<std::string> &entries) {
+  std::string text;
+  for (const std::string &entry : entries)
+    text += (text.empty() ? "" : ":") + entry;
+  return text;
+}
+
+// A sanitizer's runtime, which must come first in the program's libraries
+// (ASan refuses to run otherwise): GCC's libasan.so.8, clang's
+// libclang_rt.asan-x86_64.so...
+bool isSanitizerRuntime(std::string_view path) {
+  const size_t slash = path.rfind('/');
+  const std::string_view name = slash == std::string_view::npos ? path : path.substr(slash + 1);
+  for (std::string_view runtime : {"libasan.so", "libtsan.so", "libmsan.so", "liblsan.so",
+                                   "libhwasan.so", "libclang_rt.asan", "libclang_rt.tsan",
+                                   "libclang_rt.msan", "libclang_rt.hwasan"})
+    if (name.substr(0, runtime.size()) == runtime)
+      return true;
+  return false;
+}
+
+// The sanitizer runtime the program links (its DT_NEEDED name), if any: LLDB
+// on Linux knows a program's libraries only once it runs.
+std::string sanitizerRuntimeOf(lldb::SBTarget &target) {
+  char path[4096];
+  if (!target.GetExecutable().GetPath(path, sizeof path))
+    return {};
+  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> file =
+      llvm::MemoryBuffer::getFile(path, /*IsText=*/false, /*RequiresNullTerminator=*/false);
+  if (!file)
+    return {};
+  llvm::Expected<std::vector<std::string>> needed =
+      parseNeededLibraries((*file)->getBuffer(), path);
+  if (!needed) {
+    llvm::consumeError(needed.takeError()); // not an ELF program: nothing to put first
+    return {};
+  }
+  for (const std::string &name : *needed)
+    if (isSanitizerRuntime(name))
+      return name;
+  return {};
 }
 
 bool alive(lldb::SBProcess &process) {
@@ -66,8 +115,23 @@ void WriteFilter::beforeLaunch(lldb::SBTarget &target, bool on) {
   lldb::SBLaunchInfo launch = target.GetLaunchInfo();
   lldb::SBEnvironment environment = launch.GetEnvironment();
   const char *existing = environment.Get("LD_PRELOAD");
-  const std::string others = without(existing ? existing : "", library);
-  const std::string wanted = preloading_ ? library + (others.empty() ? "" : ":" + others) : others;
+  // The user's own entries: without the filter, and without a sanitizer
+  // runtime put in front of it at an earlier launch.
+  std::vector<std::string> entries = entriesOf(existing ? existing : "", {library, addedRuntime_});
+  addedRuntime_.clear();
+  if (preloading_) {
+    // After the sanitizer runtimes that must come first, the program's own
+    // included (preloaded here, as ASan's message says to), before the rest.
+    const std::string runtime = sanitizerRuntimeOf(target);
+    if (!runtime.empty() && std::find(entries.begin(), entries.end(), runtime) == entries.end()) {
+      entries.insert(entries.begin(), runtime);
+      addedRuntime_ = runtime;
+    }
+    auto after = std::find_if_not(entries.begin(), entries.end(),
+                                  [](const std::string &entry) { return isSanitizerRuntime(entry); });
+    entries.insert(after, library);
+  }
+  const std::string wanted = joined(entries);
   if (wanted == (existing ? existing : ""))
     return;
   if (wanted.empty())

@@ -26,7 +26,8 @@ class WriteFilter {
 public:
   // Before a launch by command: the filter goes into the launch's LD_PRELOAD
   // when `on` (and the target runs on this machine's architecture), and out
-  // of it when not.
+  // of it when not. A sanitizer runtime the program links (ASan's must be the
+  // first library) is preloaded before it.
   void beforeLaunch(lldb::SBTarget &target, bool on);
   // Then, once the watch knows whether a breakpoint waits: the preloaded
   // filter reads from its start only if one does (JITSYM_FILTER_START in the
@@ -46,6 +47,7 @@ private:
   lldb::SBModule module(lldb::SBTarget &target);
 
   bool preloading_ = false; // put into the launch's LD_PRELOAD
+  std::string addedRuntime_; // a sanitizer runtime put in front of it there
   bool launchToCome_ = false;
   uint32_t preloadedProcess_ = 0; // SBProcess::GetUniqueID of the process launched so
   uint32_t process_ = 0;    // SBProcess::GetUniqueID of the process written to

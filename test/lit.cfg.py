@@ -73,6 +73,7 @@ config.substitutions.append(("%collector", os.path.join(config.jitsym_build_dir,
 config.substitutions.append(("%apijit", os.path.join(config.jitsym_build_dir, "bin", "apijit")))
 config.substitutions.append(("%writerjit", os.path.join(config.jitsym_build_dir, "bin", "writerjit")))
 config.substitutions.append(("%stressjit", os.path.join(config.jitsym_build_dir, "test", "stressjit")))
+config.substitutions.append(("%tinyjit_asan", os.path.join(config.jitsym_build_dir, "test", "tinyjit-asan")))
 config.substitutions.append(("%deepbindjit", os.path.join(config.jitsym_build_dir, "test", "deepbindjit")))
 config.substitutions.append(("%watchlib", os.path.join(config.jitsym_build_dir, "lib", "libjitsym-watch.so")))
 config.substitutions.append(("%stdiojit", os.path.join(config.jitsym_build_dir, "test", "stdiojit")))

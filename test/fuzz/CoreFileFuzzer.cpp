@@ -1,4 +1,5 @@
-// libFuzzer target: the memory map of an ELF core file.
+// libFuzzer target: the memory map of an ELF core file, and (the same ELF
+// headers read another way) a program's DT_NEEDED names (ElfNeeded.h).
 //
 // Input: the bytes of a core file (or any bytes). Checked invariants:
 //  - the parser never reads outside the bytes it is given (ASan);
@@ -8,8 +9,10 @@
 //  - bytesNeeded and fileSize agree with truncated(); every missing range is
 //    non-empty, inside a mapping, and there are none in a core that is whole;
 //  - a whole core cut by one byte either fails (the byte was a header's or a
-//    note's) or gives the same mappings: cut PT_LOAD data is only missing.
+//    note's) or gives the same mappings: cut PT_LOAD data is only missing;
+//  - DT_NEEDED: an error names the file; names hold no NUL and fit the input.
 #include "jitsym/formats/CoreFile.h"
+#include "jitsym/formats/ElfNeeded.h"
 
 #include "FuzzCheck.h"
 
@@ -67,6 +70,13 @@ void checkInfo(const CoreFileInfo &info, size_t size) {
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   // An exact-size copy, so ASan sees any read past the end.
   const std::string copy(reinterpret_cast<const char *>(data), size);
+  llvm::Expected<std::vector<std::string>> needed = parseNeededLibraries(copy, "fuzz.elf");
+  if (!needed) {
+    CHECK(llvm::toString(needed.takeError()).rfind("fuzz.elf: ", 0) == 0);
+  } else {
+    for (const std::string &name : *needed)
+      CHECK(name.find('\0') == std::string::npos && name.size() < size);
+  }
   llvm::Expected<CoreFileInfo> info = parseCoreFile(copy, "fuzz.core");
   if (!info) {
     const std::string message = llvm::toString(info.takeError());
