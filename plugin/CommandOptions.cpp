@@ -44,8 +44,8 @@ const OptionSpec kOptions[] = {
      "Where a runtime announces its code with write(2), fwrite or fprintf (V8, BEAM, "
      "Mono, CPython), preload jitsym's filter (libjitsym-watch.so) at `process launch` "
      "and `run`: it reads those writes and stops the process only for code a breakpoint "
-     "waits for or sits in, instead of at every write (default off; on with "
-     "JITSYM_FILTER_WRITES=1)."},
+     "waits for or sits in, instead of at every write (default on; off with "
+     "JITSYM_FILTER_WRITES=0)."},
     {"--jvm-signals", "-J", OptionSpec::Boolean, Action::JvmSignals, "boolean",
      "When the target is a JVM, pass the signals HotSpot raises itself (SIGSEGV SIGBUS "
      "SIGILL SIGFPE SIGUSR2) without stopping, at launch or at the first stop after an "

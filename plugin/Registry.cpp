@@ -10,8 +10,8 @@ TargetSettings initialSettings() {
   TargetSettings settings;
   const char *portable = std::getenv("JITSYM_PORTABLE");
   settings.portable = portable && std::strcmp(portable, "1") == 0;
-  const char *filter = std::getenv("JITSYM_FILTER_WRITES");
-  settings.filterWrites = filter && std::strcmp(filter, "1") == 0;
+  const char *filter = std::getenv("JITSYM_FILTER_WRITES"); // "0": the stop per write
+  settings.filterWrites = !(filter && std::strcmp(filter, "0") == 0);
   return settings;
 }
 

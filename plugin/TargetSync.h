@@ -36,7 +36,7 @@ namespace jitsym::plugin {
 struct TargetSettings {
   bool autoSync = true;      // sync at every stop
   bool watchCompiles = true; // see CompileWatch
-  bool filterWrites = false; // the watch's filter inside the process (WriteFilter)
+  bool filterWrites = true; // the watch's filter inside the process (WriteFilter)
   bool jvmSignals = true;    // see JvmSignals
   bool portable = false;     // the SB-API-only side for local processes too
 };

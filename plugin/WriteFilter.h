@@ -5,9 +5,9 @@
 // ran 54 times slower with one pending breakpoint) becomes a stop at the
 // announcement hook, only when a write announces code a breakpoint may want.
 //
-// With `jit-sync --filter-writes on`, `process launch` and `run` preload
-// libjitsym-watch.so (LD_PRELOAD, before the user's own), which defines the
-// write functions for the whole program. The watch then has no locations at
+// With `jit-sync --filter-writes on` (the default), `process launch` and
+// `run` preload libjitsym-watch.so (LD_PRELOAD, before the user's own), which
+// defines the write functions for the whole program. The watch then has no locations at
 // the write functions: the filter's jitsym_code_announced is its hook. The
 // plugin turns the filter's reading off (jitsym_filter_generation 0) while no
 // breakpoint waits, and on again with a new number. A process attached to,

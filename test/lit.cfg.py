@@ -55,8 +55,8 @@ if config.lldb_major >= 21:
 config.environment["JITSYM_DIR"] = os.path.join(config.test_exec_root, "private")
 config.environment["LLDB_DEBUGSERVER_PATH"] = config.lldb_server
 config.environment["PYTHONPATH"] = config.lldb_pythonpath
-# JITSYM_FILTER_WRITES=1: the whole suite with the compile watch's filter in
-# the process (jit-sync --filter-writes), as it will be once it is the default.
+# JITSYM_FILTER_WRITES=0: the whole suite with the compile watch's stop at
+# every write instead of its filter in the process (jit-sync --filter-writes).
 for var in ("HOME", "TMPDIR", "PATH", "JITSYM_FILTER_WRITES"):
     if var in os.environ:
         config.environment[var] = os.environ[var]

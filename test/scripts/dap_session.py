@@ -58,11 +58,23 @@ class Adapter:
                     return json.loads(body)
             left = deadline - time.monotonic()
             if left <= 0 or not select.select([self.process.stdout], [], [], left)[0]:
+                self.show_threads()
                 sys.exit("dap_session.py: lldb-dap said nothing for %d s" % TIMEOUT)
             chunk = self.process.stdout.read1(65536)
             if not chunk:
                 sys.exit("dap_session.py: lldb-dap exited")
             self.buffer += chunk
+
+    def show_threads(self):
+        """On stderr, where lldb-dap's threads wait (a hang's diagnosis)."""
+        lldb = os.path.join(os.path.dirname(self.process.args[0]), "lldb")
+        try:
+            stacks = subprocess.run([lldb, "-b", "-p", str(self.process.pid), "-o",
+                                     "thread backtrace all -c 14"], stdout=subprocess.PIPE,
+                                    stderr=subprocess.STDOUT, text=True, timeout=60).stdout
+        except (OSError, subprocess.TimeoutExpired) as error:
+            stacks = "(no stacks: %s)" % error
+        sys.stderr.write("lldb-dap's threads:\n" + stacks)
 
     def wait(self, predicate):
         for i, message in enumerate(self.unclaimed):

@@ -647,14 +647,18 @@ class Cell:
                list(self.runtime.env.items()) + list(self.env.items())]
         info.SetEnvironmentEntries(env, True)
         self.stdout_path = os.path.join(self.workdir, "stdout.txt")
-        info.AddOpenFileAction(0, self.runtime.more.stdin or "/dev/null", True, False)
-        info.AddOpenFileAction(1, self.stdout_path, False, True)
-        info.AddOpenFileAction(2, os.path.join(self.workdir, "stderr.txt"), False, True)
-        error = lldb.SBError()
-        process = target.Launch(info, error)
+        # By command, as a user launches (`run`): the plugin's launch override
+        # preloads the compile watch's filter (jit-sync --filter-writes). The
+        # arguments and environment from the target's launch info.
+        target.SetLaunchInfo(info)
+        said = driver.run('process launch -w "%s" -i "%s" -o "%s" -e "%s"' % (
+            self.workdir, self.runtime.more.stdin or "/dev/null", self.stdout_path,
+            os.path.join(self.workdir, "stderr.txt")))
+        process = target.GetProcess()
         self.process = process
-        if not error.Success() or not process.IsValid():
-            raise RuntimeError("launch failed: %s" % error.GetCString())
+        if not process.IsValid() or process.GetState() not in (lldb.eStateStopped,
+                                                               lldb.eStateExited):
+            raise RuntimeError("launch failed: %s" % said.strip())
         self.pid = process.GetProcessID()
         watchdog = threading.Timer(CELL_SECONDS, self.time_out)
         watchdog.start()
