@@ -70,7 +70,7 @@ def run_once(plugin, program, args, environment, mode, work):
     target = debugger.GetSelectedTarget()
     # By command, as a user launches: the filter is preloaded then.
     started = time.monotonic()
-    variables = "".join(" -v %s=%s" % item for item in environment.items())
+    variables = "".join(" -E %s=%s" % item for item in environment.items())
     out = run("process launch -w %s -o /dev/null -e /dev/null%s -- %s"
               % (work, variables, " ".join(args)))
     process = target.GetProcess()
