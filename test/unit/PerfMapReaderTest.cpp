@@ -74,6 +74,27 @@ std::string lines(int from, int to, const std::string &prefix = "f") {
   return text;
 }
 
+// A writer's rewrite racing a read: `rewrite` replaces the file as the reader
+// begins to take the new bytes, or right after it took them.
+struct RewritingSink : Recorder {
+  enum When { AsTheReadBegins, AfterTheRead } when = AsTheReadBegins;
+  std::string path, rewrite;
+  void rewriteNow() {
+    if (!rewrite.empty())
+      writeFile(path, std::exchange(rewrite, std::string()));
+  }
+  char *beginRead(uint64_t bytes) override {
+    if (when == AsTheReadBegins)
+      rewriteNow();
+    return PerfMapSink::beginRead(bytes);
+  }
+  void endRead(uint64_t unused) override {
+    if (when == AfterTheRead)
+      rewriteNow();
+    PerfMapSink::endRead(unused);
+  }
+};
+
 } // namespace
 
 TEST(PerfMapReader, IncrementalReadsOnlyNewEntries) {
@@ -201,14 +222,7 @@ TEST(PerfMapReader, RewriteDuringTheReadIsCaughtAtItsEnd) {
   std::string path = dir.file("perf-6.map");
   writeFile(path, lines(0, 50));
   PerfMapReader reader(path);
-  struct RewritingSink : Recorder {
-    std::string path, rewrite;
-    char *beginRead(uint64_t bytes) override {
-      if (!rewrite.empty())
-        writeFile(path, std::exchange(rewrite, std::string()));
-      return PerfMapSink::beginRead(bytes);
-    }
-  } sink;
+  RewritingSink sink;
   sink.path = path;
   ASSERT_TRUE(bool(reader.read(sink)));
   appendFile(path, lines(50, 60));
@@ -285,14 +299,8 @@ TEST(PerfMapReader, TruncatedAfterTheReadToUnfinishedLine) {
   std::string path = dir.file("perf-5g.map");
   writeFile(path, lines(0, 30));
   PerfMapReader reader(path);
-  struct TruncatingSink : Recorder {
-    std::string path, rewrite;
-    void endRead(uint64_t unused) override {
-      if (!rewrite.empty())
-        writeFile(path, std::exchange(rewrite, std::string()));
-      PerfMapSink::endRead(unused);
-    }
-  } sink;
+  RewritingSink sink;
+  sink.when = RewritingSink::AfterTheRead;
   sink.path = path;
   ASSERT_TRUE(bool(reader.read(sink)));
   appendFile(path, lines(30, 40));
