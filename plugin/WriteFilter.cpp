@@ -212,9 +212,10 @@ std::string WriteFilter::status(lldb::SBTarget &target) {
     return preloading_ ? "compile watch: the filter is not in the process (attached to, or "
                          "launched through the SB API): every write stops\n"
                        : std::string();
+  const bool on = process.GetUniqueID() != process_ ? startsOn_ : generation_ != 0;
   return std::string("compile watch: filter in the process (") + kLibrary + "), " +
-         ((process.GetUniqueID() != process_ ? startsOn_ : generation_ != 0) ? "on" : "off") +
-         ": the program stops only where code a breakpoint may want is announced\n";
+         (on ? "on: the program stops only where code a breakpoint may want is announced\n"
+             : "off: no breakpoint waits for JIT code\n");
 }
 
 } // namespace jitsym::plugin
