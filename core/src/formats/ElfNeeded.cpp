@@ -1,12 +1,33 @@
-// DT_NEEDED entries through LLVM's ELF reader (ElfNeeded.h).
+// DT_NEEDED entries from a program's dynamic segment (ElfNeeded.h). LLVM's
+// ELFFile checks the file and program headers; the dynamic segment and its
+// string table are read here with bounds checks (ELFFile::dynamicEntries
+// read past the end of a crafted file: the corefile fuzz target).
 #include "jitsym/formats/ElfNeeded.h"
+
+#include <cstring>
+#include <optional>
 
 #include "llvm/BinaryFormat/ELF.h"
 #include "llvm/Object/ELF.h"
 
 namespace jitsym {
 namespace {
+
 using ELFT = llvm::object::ELF64LE;
+
+// The file offset of virtual address `address`, if a PT_LOAD holds it in
+// the file's bytes.
+std::optional<uint64_t> fileOffsetOf(llvm::ArrayRef<ELFT::Phdr> headers, uint64_t address) {
+  for (const ELFT::Phdr &header : headers) {
+    if (header.p_type != llvm::ELF::PT_LOAD || address < header.p_vaddr)
+      continue;
+    const uint64_t into = address - header.p_vaddr;
+    if (into < header.p_filesz && header.p_offset <= UINT64_MAX - into)
+      return header.p_offset + into;
+  }
+  return std::nullopt;
+}
+
 } // namespace
 
 llvm::Expected<std::vector<std::string>> parseNeededLibraries(llvm::StringRef bytes,
@@ -22,33 +43,45 @@ llvm::Expected<std::vector<std::string>> parseNeededLibraries(llvm::StringRef by
   llvm::Expected<llvm::object::ELFFile<ELFT>> file = llvm::object::ELFFile<ELFT>::create(bytes);
   if (!file)
     return fail(llvm::toString(file.takeError()));
-  llvm::Expected<llvm::ArrayRef<ELFT::Dyn>> entries = file->dynamicEntries();
-  if (!entries)
-    return fail("its dynamic section: " + llvm::toString(entries.takeError()));
+  llvm::Expected<llvm::ArrayRef<ELFT::Phdr>> headers = file->program_headers();
+  if (!headers)
+    return fail(llvm::toString(headers.takeError()));
+  std::vector<std::string> needed;
+  const ELFT::Phdr *dynamic = nullptr;
+  for (const ELFT::Phdr &header : *headers)
+    if (header.p_type == llvm::ELF::PT_DYNAMIC)
+      dynamic = &header;
+  if (!dynamic)
+    return needed; // a static program
+  if (dynamic->p_offset > bytes.size() || dynamic->p_filesz > bytes.size() - dynamic->p_offset)
+    return fail("its dynamic segment lies outside the file");
+
+  // The entries, each read by copy (the segment need not be aligned in a
+  // damaged file), up to DT_NULL or the segment's end.
   uint64_t table = 0, tableSize = 0;
   std::vector<uint64_t> names;
-  for (const ELFT::Dyn &entry : *entries) {
-    if (entry.d_tag == llvm::ELF::DT_STRTAB)
-      table = entry.getPtr();
-    else if (entry.d_tag == llvm::ELF::DT_STRSZ)
-      tableSize = entry.getVal();
-    else if (entry.d_tag == llvm::ELF::DT_NEEDED)
-      names.push_back(entry.getVal());
+  const char *entries = bytes.data() + dynamic->p_offset;
+  for (uint64_t at = 0; at + sizeof(ELFT::Dyn) <= dynamic->p_filesz; at += sizeof(ELFT::Dyn)) {
+    ELFT::Dyn entry;
+    std::memcpy(&entry, entries + at, sizeof entry);
+    const int64_t tag = entry.d_tag;
+    if (tag == llvm::ELF::DT_NULL)
+      break;
+    if (tag == llvm::ELF::DT_STRTAB)
+      table = entry.d_un.d_ptr;
+    else if (tag == llvm::ELF::DT_STRSZ)
+      tableSize = entry.d_un.d_val;
+    else if (tag == llvm::ELF::DT_NEEDED)
+      names.push_back(entry.d_un.d_val);
   }
-  std::vector<std::string> needed;
   if (names.empty())
     return needed;
-  if (table == 0)
-    return fail("DT_NEEDED without DT_STRTAB");
-  llvm::Expected<const uint8_t *> mapped = file->toMappedAddr(table);
-  if (!mapped)
-    return fail("its DT_STRTAB: " + llvm::toString(mapped.takeError()));
-  const auto *base = reinterpret_cast<const char *>(bytes.bytes_begin());
-  const size_t start = static_cast<size_t>(reinterpret_cast<const char *>(*mapped) - base);
-  if (start > bytes.size())
-    return fail("its DT_STRTAB lies outside the file");
+  const std::optional<uint64_t> start = fileOffsetOf(*headers, table);
+  if (!start || *start >= bytes.size())
+    return fail("its DT_STRTAB is not in the file");
   // The table as the file holds it: DT_STRSZ bytes, cut at the file's end.
-  const llvm::StringRef strings = bytes.substr(start, tableSize ? tableSize : bytes.size() - start);
+  const llvm::StringRef strings =
+      bytes.substr(*start, tableSize ? tableSize : bytes.size() - *start);
   for (uint64_t offset : names) {
     if (offset >= strings.size())
       return fail("a DT_NEEDED name at " + llvm::Twine(offset) + " lies outside DT_STRTAB");
