@@ -172,7 +172,10 @@ std::optional<std::string> CompileWatch::costNote(lldb::SBTarget &target) {
                      "runtime writes each announcement, so that the breakpoint resolves before "
                      "the code first runs (") +
          figures + ", LLDB's stop and resume on top); the runtime announces through " +
-         (watchesWrites_ ? "write(2), every write stops. " : "jitsym's hook. ") +
+         (watchesWrites_ ? "write(2), every write stops (jitsym's filter, for a program "
+                           "started by `process launch` or `run` with `jit-sync "
+                           "--filter-writes on`, stops only where wanted code is announced). "
+                         : "jitsym's hook. ") +
          "`jit-sync --watch-compiles off` resolves at the next stop instead; `jit-sync "
          "--status` counts the stops\n";
 }
