@@ -9,6 +9,10 @@ the process resumes. Runs until the workload ends or STOPS stops.
   jvm   javac (HotSpot 17) compiling FILES generated Java sources, with the
         JVMTI agent (jitdump, with line tables; `--agent-options perfmap`
         adds its perf map, `nolines` drops the lines)
+  tsc   TypeScript 5's compiler (npm's typescript@5, installed into
+        BUILD/runtimes/typescript5 at the first run) on node 20 type-checking
+        and emitting TS_FILES generated modules, --perf-basic-prof: a busy Node
+        that is a real program
   node  node 20 generating and calling new functions in a loop for SECONDS
         (`new Function`, each called until V8 compiles it), with
         --perf-basic-prof --interpreted-frames-native-stack (`--node-prof
@@ -22,8 +26,8 @@ file (the stops before it wrote one are counted apart); the first sync
 (Stop() until the stopped event, LLDB's own) is printed beside them, and the
 three slowest syncs with what they said.
 
-usage: bench/stop_latency.py BUILD_DIR [--runtime jvm|node|both] [--stops N]
-         [--interval MS] [--files N] [--seconds S] [--agent-options OPTS]
+usage: bench/stop_latency.py BUILD_DIR [--runtime jvm|node|tsc|both|all] [--stops N]
+         [--interval MS] [--files N] [--ts-files N] [--seconds S] [--agent-options OPTS]
          [--node-prof basic|jitdump|both] [--jitsym-parent DIR] [--verbose]
          [--csv FILE]
 (finds LLDB's Python module with `lldb -P` and sets LLDB_DEBUGSERVER_PATH if
@@ -103,6 +107,53 @@ def java_sources(directory, count):
 # after a few calls, TurboFan for the hotter ones), each a new code object
 # announced in the perf map (and its interpreter trampoline copy, with
 # --interpreted-frames-native-stack).
+def typescript_sources(directory, count):
+    """A TypeScript project of `count` modules, each importing the one before
+    it, with generic classes, unions and mapped types for tsc to check.
+    Returns the project's tsconfig.json."""
+    os.makedirs(directory)
+    for i in range(count):
+        previous = "import { Shape%d, area%d } from './m%d';\n" % (i - 1, i - 1, i - 1) if i else ""
+        body = """%(previous)s
+export type Kind%(i)d = 'circle' | 'square' | 'tri%(i)d';
+export interface Shape%(i)d<T extends number = number> { kind: Kind%(i)d; size: T; tags: string[]; }
+export type Ro%(i)d<T> = { readonly [K in keyof T]: T[K] };
+export class Box%(i)d<T> {
+  private items: T[] = [];
+  add(item: T): this { this.items.push(item); return this; }
+  map<U>(f: (t: T, i: number) => U): Box%(i)d<U> {
+    const b = new Box%(i)d<U>(); this.items.forEach((t, i) => b.add(f(t, i))); return b;
+  }
+}
+export function area%(i)d(s: Ro%(i)d<Shape%(i)d>): number {
+  switch (s.kind) {
+    case 'circle': return Math.PI * s.size * s.size;
+    case 'square': return s.size * s.size;
+    default: return s.size * s.tags.length%(call)s;
+  }
+}
+""" % {"i": i, "previous": previous,
+       "call": " + area%d({ kind: 'square', size: 2, tags: [] } as Shape%d)" % (i - 1, i - 1)
+               if i else ""}
+        with open(os.path.join(directory, "m%d.ts" % i), "w") as f:
+            f.write(body)
+    config = os.path.join(directory, "tsconfig.json")
+    with open(config, "w") as f:
+        f.write('{"compilerOptions": {"strict": true, "target": "es2020", "module": "commonjs", '
+                '"outDir": "out"}, "include": ["*.ts"]}\n')
+    return config
+
+
+def typescript_compiler(build):
+    """npm's typescript@5 (tsc on Node; typescript 7 is a native program)."""
+    prefix = os.path.join(build, "runtimes", "typescript5")
+    tsc = os.path.join(prefix, "node_modules", "typescript", "lib", "tsc.js")
+    if not os.path.exists(tsc):
+        subprocess.run(["npm", "install", "--silent", "--prefix", prefix, "typescript@5"],
+                       check=True)
+    return tsc
+
+
 NODE_SCRIPT = r"""
 const end = Date.now() + Number(process.argv[2]) * 1000;
 let made = 0, sink = 0;
@@ -298,11 +349,13 @@ def report(name, what, run):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("build")
-    parser.add_argument("--runtime", choices=("jvm", "node", "both"), default="both")
+    parser.add_argument("--runtime", choices=("jvm", "node", "tsc", "both", "all"),
+                        default="both", help="both: jvm and node; all: the three")
     parser.add_argument("--stops", type=int, default=200, help="at most this many stops a run")
     parser.add_argument("--interval", type=float, default=300,
                         help="ms the process runs between a resume and the next stop")
     parser.add_argument("--files", type=int, default=300, help="Java sources javac compiles")
+    parser.add_argument("--ts-files", type=int, default=2000, help="modules tsc compiles")
     parser.add_argument("--seconds", type=float, default=20, help="how long Node compiles")
     parser.add_argument("--agent-options", default="",
                         help="more options for the JVMTI agent, e.g. perfmap or nolines")
@@ -330,7 +383,7 @@ def main():
     session = Session(plugin)
     results = []
     try:
-        if args.runtime in ("jvm", "both"):
+        if args.runtime in ("jvm", "both", "all"):
             sources = java_sources(os.path.join(work, "src"), args.files)
             classes = os.path.join(work, "classes")
             os.mkdir(classes)
@@ -344,7 +397,18 @@ def main():
                 os.path.join(classes, "gen")) else 0
             results.append(("jvm", "javac, %d files (%d classes written), agent %s"
                             % (args.files, compiled, options.replace(work, "WORK")), figures))
-        if args.runtime in ("node", "both"):
+        if args.runtime in ("tsc", "all"):
+            config = typescript_sources(os.path.join(work, "ts"), args.ts_files)
+            session.run("process handle SIGUSR1 SIGPROF -s false -n false -p true")
+            argv = [shutil.which("node"), "--perf-basic-prof", typescript_compiler(build),
+                    "-p", config]
+            figures, pid = measure(session, argv, work, args, "tsc")
+            pids.append(pid)
+            emitted = len(os.listdir(os.path.join(work, "ts", "out"))) if os.path.isdir(
+                os.path.join(work, "ts", "out")) else 0
+            results.append(("tsc", "typescript@5 on node 20 --perf-basic-prof, %d modules "
+                            "(%d emitted)" % (args.ts_files, emitted), figures))
+        if args.runtime in ("node", "both", "all"):
             script = os.path.join(work, "compile_loop.js")
             with open(script, "w") as f:
                 f.write(NODE_SCRIPT)
