@@ -12,10 +12,11 @@
 #  7. the first jit-sync of 100k and 1M symbols beside LLDB loading the same
 #     symbols from one ELF .symtab (bench/first_sync_bench.py; goal <= 2x)
 # Run apart (a minute or more): bench/stop_latency.py BUILD_DIR, what a
-# stop costs while javac or node keeps compiling (jit-sync timed every 300 ms);
-# bench/pending_breakpoint.py BUILD_DIR [ROUNDS], what one pending breakpoint
-# costs Node and Deno making code as they run, with and without the compile
-# watch's filter in the process (goal <= 2x); bench/compile_watch.py, javac.
+# stop costs while javac, node or tsc keeps compiling (jit-sync timed every
+# 300 ms); bench/pending_breakpoint.py BUILD_DIR [ROUNDS], what one pending
+# breakpoint costs Node, Deno and BEAM making code as they run, with and
+# without the compile watch's filter in the process (goal <= 2x);
+# bench/compile_watch.py, javac.
 # usage: bench/run.sh [BUILD_DIR]
 set -euo pipefail
 cd "$(dirname "$0")/.."
